@@ -1,0 +1,102 @@
+# collc - compiled MPI collectives.
+#
+#   make                      build into build/ with mpicc
+#   make BUILD=d MPICC=w      build into d/ with MPI compiler wrapper w
+#   make check                every test, Open MPI and MPICH (installs missing packages as root)
+#   make bench                the main benchmark on this machine (see README)
+#   make install PREFIX=/p    install library, header, tools, pkg-config file
+#   make asan                 sanitizer build into build-asan/
+
+BUILD   ?= build
+MPICC   ?= mpicc
+PREFIX  ?= /usr/local
+CFLAGS  ?= -O2 -g
+WERROR  ?= -Werror
+VERSION := 0.1.0
+
+CPPFLAGS += -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L
+XCFLAGS  := -std=c11 -Wall -Wextra $(WERROR) -fPIC -pthread
+LDLIBS   += -lm -pthread
+
+LIB_SRC  := $(sort $(wildcard src/*/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+TOOLS    := collc-explain collc-verify collc-bench
+TOOL_BIN := $(TOOLS:%=$(BUILD)/bin/%)
+UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
+MPIT_SRC := $(sort $(wildcard tests/mpi/*.c))
+TEST_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit_%) \
+            $(MPIT_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi_%)
+
+.PHONY: all lib tools tests check bench install uninstall asan clean deps
+all: lib tools $(BUILD)/collc.pc
+
+lib: $(BUILD)/libcollc.so $(BUILD)/libcollc.a
+tools: $(TOOL_BIN)
+tests: all $(TEST_BIN)
+
+$(BUILD)/obj/%.o: %.c $(wildcard include/*.h src/*/*.h)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libcollc.so: $(LIB_OBJ)
+	$(MPICC) -shared -Wl,-soname,libcollc.so $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libcollc.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+# Tools and tests link the static library, so they run without LD_LIBRARY_PATH.
+$(BUILD)/bin/%: tools/%.c $(BUILD)/libcollc.a
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) $< -o $@ $(BUILD)/libcollc.a $(LDLIBS)
+
+$(BUILD)/tests/unit_%: tests/unit/%.c $(BUILD)/libcollc.a
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) $< -o $@ $(BUILD)/libcollc.a $(LDLIBS)
+
+# MPI tests: *_preload.c are "unmodified programs" (no collc at link time).
+$(BUILD)/tests/mpi_%_preload: tests/mpi/%_preload.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(XCFLAGS) $(CFLAGS) $< -o $@ $(LDLIBS)
+
+$(BUILD)/tests/mpi_%: tests/mpi/%.c $(BUILD)/libcollc.a
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) $< -o $@ $(BUILD)/libcollc.a $(LDLIBS)
+
+$(BUILD)/collc.pc: Makefile
+	@mkdir -p $(BUILD)
+	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: collc\nDescription: compiled MPI collectives\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lcollc\n' \
+	  '$(PREFIX)' '$(VERSION)' > $@
+
+deps:
+	@scripts/deps.sh
+
+check: deps
+	$(MAKE) tests BUILD=build-openmpi MPICC=mpicc.openmpi
+	$(MAKE) tests BUILD=build-mpich MPICC=mpicc.mpich
+	tests/run.sh
+
+bench: deps
+	$(MAKE) all BUILD=build-openmpi MPICC=mpicc.openmpi
+	bench/run.sh
+
+asan:
+	$(MAKE) tests BUILD=build-asan MPICC=mpicc.openmpi CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
+	  LDLIBS="-lm -pthread -fsanitize=address,undefined"
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 $(BUILD)/libcollc.a $(DESTDIR)$(PREFIX)/lib
+	install -m 644 include/collc.h $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(BUILD)/libcollc.so $(DESTDIR)$(PREFIX)/lib
+	install -m 755 $(TOOL_BIN) $(DESTDIR)$(PREFIX)/bin
+	install -m 644 $(BUILD)/collc.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/lib/libcollc.a $(DESTDIR)$(PREFIX)/lib/libcollc.so \
+	  $(DESTDIR)$(PREFIX)/include/collc.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/collc.pc \
+	  $(TOOLS:%=$(DESTDIR)$(PREFIX)/bin/%)
+
+clean:
+	rm -rf build build-* 

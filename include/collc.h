@@ -1,0 +1,60 @@
+/* collc.h - compiled MPI collectives.
+ *
+ * collc compiles each collective once into a schedule and executes it many
+ * times. Linked before the MPI library (or LD_PRELOADed) it serves the
+ * standard MPI calls of an unmodified program over the PMPI interface; the
+ * functions below are its own API. All return MPI error classes.
+ */
+#ifndef COLLC_H
+#define COLLC_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define COLLC_VERSION "0.1.0"
+
+/* MPI_Dims_create semantics (nonzero entries of dims are kept, the others
+ * filled in non-increasing order), but the free factors are really as close
+ * to each other as possible: the smallest max - min, ties broken towards the
+ * smallest largest factor. Needs no MPI_Init; errors are returned, not
+ * raised: MPI_ERR_DIMS (nnodes < 1, ndims < 0, negative entries, fixed
+ * entries that do not divide nnodes), MPI_ERR_ARG (dims NULL). */
+int collc_dims_create(int nnodes, int ndims, int dims[]);
+
+/* Träff's Comm_factorize (Listings 1-2): a Cartesian communicator over comm
+ * with dims order[0..d-1] (periodic, no reordering; the last dimension
+ * varies fastest), and its d dimension communicators, cached on it as an
+ * attribute freed with it. Collective. Errors (through comm's error
+ * handler): MPI_ERR_COMM, MPI_ERR_DIMS (d < 1, an order < 1, product !=
+ * size), MPI_ERR_ARG (NULL arrays). */
+int collc_comm_factorize(MPI_Comm comm, int d, const int order[], MPI_Comm *factorcomm);
+
+/* The d-factor ("torus") all-to-all on a communicator made by
+ * collc_comm_factorize: one PMPI_Alltoall per dimension on the cached
+ * dimension communicators with cached tiled datatypes (zero-copy). Same
+ * semantics as MPI_Alltoall (any datatypes with matching signatures,
+ * MPI_IN_PLACE). On any other communicator it computes the same result with
+ * collc's default all-to-all. */
+int collc_alltoall_torus(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+
+/* MPI_Alltoall with the algorithm chosen as for MPI_Alltoall itself
+ * (COLLC_ALLTOALL, else the default rule). */
+int collc_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+
+/* MPI_Alltoall with an explicit algorithm, e.g. "torus:4x3:linear",
+ * "bruck:4", "native" (syntax as COLLC_ALLTOALL). An algorithm that does not
+ * fit the call returns MPI_ERR_ARG; the choice must be the same on all
+ * ranks. */
+int collc_alltoall_algo(const char *algorithm, const void *sendbuf, int sendcount,
+                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, MPI_Comm comm);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,88 @@
+/* algo.h - algorithm choices and the registry.
+ *
+ * A choice is an algorithm (a registry row) plus its parameters, written as
+ * a string `<name>[:<params>]`, e.g. "torus:4x3:linear" or "bruck:4". Rows
+ * parse their parameters, resolve them against a spec (fill in defaults,
+ * check that they fit) and generate one rank's program. `native` is a row
+ * without a generator: the MPI library's own collective.
+ */
+#ifndef COLLC_ALGO_H
+#define COLLC_ALGO_H
+
+#include <stddef.h>
+#include "../ir/ir.h"
+
+#define COLLC_MAXF 64 /* factors in a choice */
+
+/* Exchange patterns for a group all-to-all (torus rounds, direct exchange). */
+enum { COMP_NATIVE = 0, COMP_LINEAR, COMP_PAIRWISE, COMP_COUNT };
+const char *comp_name(int comp);
+int comp_from_name(const char *s, size_t len);
+
+typedef struct {
+  int algo;              /* registry index */
+  int nf;                /* factors in f */
+  int f[COLLC_MAXF];     /* torus: dims (MPI Cartesian order); bruck: radix */
+  int auto_d;            /* torus "d=N": N, dims filled in by resolve; else 0 */
+  int ncomp;             /* torus: 0 (default), 1 (all dims) or nf */
+  int comp[COLLC_MAXF];
+} collc_choice;
+
+typedef struct {
+  const char *name;
+  int coll; /* enum collc_coll, or -1 for every collective */
+  /* Parse the text after "name:" (NULL if none) into c; 0 or COLLC_EINVAL. */
+  int (*parse)(const char *params, collc_choice *c, char *why, size_t wlen);
+  /* Fill defaults and check c fits spec s; 0 or COLLC_EUNFIT with why. */
+  int (*resolve)(const collc_spec *s, collc_choice *c, char *why, size_t wlen);
+  /* Emit rank s->rank's program; 0 or an error (also in P->err). */
+  int (*gen)(const collc_spec *s, const collc_choice *c, collc_prog *P);
+  /* Canonical parameter text (after "name:"), "" if none. */
+  void (*format)(const collc_choice *c, char *buf, size_t len);
+  const char *syntax;
+  const char *summary;
+} collc_algo;
+
+/* The registry: one row per algorithm; coll -1 means every collective. */
+extern const collc_algo *const algo_registry[];
+extern const int algo_count;
+
+/* Registry index of name for coll, or -1. */
+int algo_find(int coll, const char *name, size_t len);
+/* Parse "name[:params]" for coll into c; 0 or COLLC_EINVAL with why. */
+int choice_parse(int coll, const char *text, collc_choice *c, char *why, size_t wlen);
+/* Resolve c for spec s (see collc_algo.resolve). */
+int choice_resolve(const collc_spec *s, collc_choice *c, char *why, size_t wlen);
+/* Canonical text of c, e.g. "torus:4x5:linear". */
+char *choice_format(const collc_choice *c, char *buf, size_t len);
+/* True if c is the native library call. */
+int choice_is_native(const collc_choice *c);
+/* Compile rank s->rank's program for resolved choice c; NULL on failure
+ * (why says what). */
+collc_prog *choice_compile(const collc_spec *s, const collc_choice *c, char *why,
+                           size_t wlen);
+
+/* Row pieces for algorithms without parameters: reject parameters, accept
+ * every spec, format as "". */
+int algo_parse_none(const char *params, collc_choice *c, char *why, size_t wlen);
+int algo_resolve_any(const collc_spec *s, collc_choice *c, char *why, size_t wlen);
+void algo_format_none(const collc_choice *c, char *buf, size_t len);
+
+/* Parsing helpers shared by rows: a list of ints separated by sep; returns
+ * the count or -1. */
+int parse_int_list(const char *s, size_t len, char sep, int *out, int max);
+
+/* ---- generators' shared pieces (exchange.c) ---- */
+
+/* All-to-all among the n members of group {n, base, gstride} that contains
+ * this rank as member `me`: member j's part is the shape of src/dst at
+ * offset + j*stride. comp picks the pattern (native group call, all posted
+ * at once, or n-1 pairwise steps). The own part is copied locally. */
+void gen_group_exchange(collc_prog *P, int comp, int n, int base, int gstride, int me,
+                        collc_opnd src, collc_opnd dst, int64_t stride);
+
+/* ---- per-algorithm rows, defined in their own files ---- */
+extern const collc_algo algo_native, algo_alltoall_pairwise, algo_alltoall_linear,
+    algo_alltoall_bruck, algo_alltoall_torus;
+
+#endif

@@ -1,0 +1,131 @@
+/* registry.c - the algorithm table and choice handling.
+ *
+ * Adding an algorithm: one file defining its collc_algo row, one line in
+ * algo_registry[] below. Tests and tools iterate this table. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "algo.h"
+
+const collc_algo *const algo_registry[] = {
+    &algo_native,
+    &algo_alltoall_pairwise,
+    &algo_alltoall_linear,
+    &algo_alltoall_bruck,
+    &algo_alltoall_torus,
+};
+const int algo_count = (int)(sizeof algo_registry / sizeof algo_registry[0]);
+
+static const char *const comp_names[COMP_COUNT] = {"native", "linear", "pairwise"};
+
+const char *comp_name(int comp) {
+  return comp >= 0 && comp < COMP_COUNT ? comp_names[comp] : "?";
+}
+
+int comp_from_name(const char *s, size_t len) {
+  for (int c = 0; c < COMP_COUNT; c++)
+    if (strlen(comp_names[c]) == len && strncmp(s, comp_names[c], len) == 0) return c;
+  return -1;
+}
+
+int algo_find(int coll, const char *name, size_t len) {
+  for (int i = 0; i < algo_count; i++) {
+    const collc_algo *A = algo_registry[i];
+    if ((A->coll == coll || A->coll == -1) && strlen(A->name) == len &&
+        strncmp(A->name, name, len) == 0)
+      return i;
+  }
+  return -1;
+}
+
+int parse_int_list(const char *s, size_t len, char sep, int *out, int max) {
+  int n = 0;
+  size_t i = 0;
+  while (i < len) {
+    char *end;
+    long v = strtol(s + i, &end, 10);
+    size_t used = (size_t)(end - (s + i));
+    if (used == 0 || n == max || v < -(1L << 30) || v > (1L << 30)) return -1;
+    out[n++] = (int)v;
+    i += used;
+    if (i < len) {
+      if (s[i] != sep || i + 1 == len) return -1;
+      i++;
+    }
+  }
+  return n;
+}
+
+int choice_parse(int coll, const char *text, collc_choice *c, char *why, size_t wlen) {
+  memset(c, 0, sizeof *c);
+  const char *colon = strchr(text, ':');
+  size_t nlen = colon ? (size_t)(colon - text) : strlen(text);
+  c->algo = algo_find(coll, text, nlen);
+  if (c->algo < 0) {
+    snprintf(why, wlen, "unknown %s algorithm '%.*s'", coll_name(coll), (int)nlen, text);
+    return COLLC_EINVAL;
+  }
+  return algo_registry[c->algo]->parse(colon ? colon + 1 : NULL, c, why, wlen);
+}
+
+int choice_resolve(const collc_spec *s, collc_choice *c, char *why, size_t wlen) {
+  return algo_registry[c->algo]->resolve(s, c, why, wlen);
+}
+
+char *choice_format(const collc_choice *c, char *buf, size_t len) {
+  const collc_algo *A = algo_registry[c->algo];
+  char par[80] = "";
+  A->format(c, par, sizeof par);
+  snprintf(buf, len, "%s%s%s", A->name, par[0] ? ":" : "", par);
+  return buf;
+}
+
+int choice_is_native(const collc_choice *c) {
+  return algo_registry[c->algo]->gen == NULL;
+}
+
+collc_prog *choice_compile(const collc_spec *s, const collc_choice *c, char *why,
+                           size_t wlen) {
+  const collc_algo *A = algo_registry[c->algo];
+  if (!A->gen) {
+    snprintf(why, wlen, "%s has no program", A->name);
+    return NULL;
+  }
+  collc_prog *P = prog_new(s);
+  if (!P) {
+    snprintf(why, wlen, "out of memory");
+    return NULL;
+  }
+  choice_format(c, P->algo, sizeof P->algo);
+  if (A->gen(s, c, P) || prog_finalize(P)) {
+    snprintf(why, wlen, "%s: %s", P->algo, P->errmsg[0] ? P->errmsg : "generator failed");
+    prog_free(P);
+    return NULL;
+  }
+  return P;
+}
+
+/* ---- rows without parameters, and the native row ---- */
+
+int algo_parse_none(const char *params, collc_choice *c, char *why, size_t wlen) {
+  (void)c;
+  if (params) {
+    snprintf(why, wlen, "%s takes no parameters", algo_registry[c->algo]->name);
+    return COLLC_EINVAL;
+  }
+  return 0;
+}
+
+int algo_resolve_any(const collc_spec *s, collc_choice *c, char *why, size_t wlen) {
+  (void)s, (void)c, (void)why, (void)wlen;
+  return 0;
+}
+
+void algo_format_none(const collc_choice *c, char *buf, size_t len) {
+  (void)c;
+  if (len) buf[0] = 0;
+}
+
+const collc_algo algo_native = {
+    "native", -1, algo_parse_none, algo_resolve_any, NULL, algo_format_none, "native",
+    "the MPI library's own collective (PMPI)"};

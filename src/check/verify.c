@@ -1,0 +1,374 @@
+/* verify.c - the verifier: all p programs in one process, symbolic data.
+ *
+ * Every unit of every rank's buffers holds a token naming the input unit it
+ * came from (rank * p + unit of that rank's input; -1 = undefined). Sends
+ * and receives are matched FIFO per (source, destination) pair, as MPI's
+ * non-overtaking rule does, and complete only when matched (no eager
+ * buffering is assumed, so a schedule that relies on it deadlocks here).
+ * Group instructions are rendezvous of all members. Per-unit counters of
+ * in-flight reads and writes catch any buffer access that races a request.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "verify.h"
+
+typedef struct {
+  collc_prog *P;
+  int pc, done;
+  int64_t n[BUF_COUNT];
+  int64_t *tok[BUF_COUNT];
+  uint16_t *rd[BUF_COUNT]; /* in-flight sends reading the unit */
+  uint8_t *wr[BUF_COUNT];  /* in-flight receives writing the unit */
+  int *slot_req;           /* request per slot, -1 when idle */
+  int64_t sent;
+} vrank;
+
+typedef struct {
+  int rank, addr, next, complete;
+} vreq;
+
+typedef struct {
+  collc_group g;
+  int count;
+  int *ranks;
+} vrdv;
+
+typedef struct {
+  int p;
+  vrank *R;
+  vreq *req;
+  int nreq, cap;
+  int *sq, *sqt, *rq, *rqt; /* pending sends / receives per [dst*p + src]: head, tail */
+  vrdv *rdv;
+  int nrdv;
+  int64_t *xa, *xb; /* operand expansion scratch */
+  verify_report *rep;
+} vstate;
+
+static void verr(vstate *V, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void verr(vstate *V, const char *fmt, ...) {
+  if (V->rep->errors++ == 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(V->rep->first_error, sizeof V->rep->first_error, fmt, ap);
+    va_end(ap);
+  }
+}
+
+/* Unit indices of operand o, in message order; returns the count. */
+static int64_t expand(const collc_prog *P, collc_opnd o, int64_t *out) {
+  int64_t n = 0;
+  const collc_shape *S = &P->shapes[o.shape];
+  for (int64_t k = 0; k < S->nruns; k++) {
+    int64_t off, len;
+    shape_run(P, o.shape, k, &off, &len);
+    for (int64_t u = 0; u < len; u++) out[n++] = o.off + off + u;
+  }
+  return n;
+}
+
+enum { H_READ, H_WRITE, H_START_READ, H_START_WRITE, H_END_READ, H_END_WRITE };
+
+/* Apply hazard action h to the units of operand o on rank r. */
+static void hazard(vstate *V, int r, int addr, collc_opnd o, int h) {
+  vrank *X = &V->R[r];
+  int64_t n = expand(X->P, o, V->xa);
+  uint16_t *rd = X->rd[o.buf];
+  uint8_t *wr = X->wr[o.buf];
+  for (int64_t i = 0; i < n; i++) {
+    int64_t u = V->xa[i];
+    int busy_w = wr[u] > 0, busy_r = rd[u] > 0;
+    if ((h == H_READ || h == H_START_READ) && busy_w)
+      verr(V, "rank %d addr %d: reads %s[%lld] while a receive writes it", r, addr,
+           buf_name(o.buf), (long long)u);
+    if ((h == H_WRITE || h == H_START_WRITE) && (busy_w || busy_r))
+      verr(V, "rank %d addr %d: writes %s[%lld] while a request uses it", r, addr,
+           buf_name(o.buf), (long long)u);
+    if (h == H_START_READ) rd[u]++;
+    if (h == H_START_WRITE) wr[u]++;
+    if (h == H_END_READ) rd[u]--;
+    if (h == H_END_WRITE) wr[u]--;
+  }
+}
+
+/* Move the tokens of rank a's operand sa into rank b's operand db. */
+static void transfer(vstate *V, int a, collc_opnd sa, int b, collc_opnd db, const char *what) {
+  int64_t na = expand(V->R[a].P, sa, V->xa), nb = expand(V->R[b].P, db, V->xb);
+  if (na != nb) {
+    verr(V, "%s %d -> %d: %lld units sent, %lld expected", what, a, b, (long long)na,
+         (long long)nb);
+    return;
+  }
+  int64_t *src = V->R[a].tok[sa.buf], *dst = V->R[b].tok[db.buf];
+  for (int64_t i = 0; i < na; i++) dst[V->xb[i]] = src[V->xa[i]];
+  V->R[a].sent += na;
+}
+
+/* Pop the head of list (head, tail)[key]; -1 if empty. */
+static int pop(vstate *V, int *head, int *tail, int64_t key) {
+  int q = head[key];
+  if (q >= 0) {
+    head[key] = V->req[q].next;
+    if (head[key] < 0) tail[key] = -1;
+  }
+  return q;
+}
+
+static void push(vstate *V, int *head, int *tail, int64_t key, int q) {
+  V->req[q].next = -1;
+  if (tail[key] >= 0) V->req[tail[key]].next = q;
+  else head[key] = q;
+  tail[key] = q;
+}
+
+/* New request for the instruction at rank r's pc, bound to its slot. */
+static int new_req(vstate *V, int r, int complete) {
+  vrank *X = &V->R[r];
+  if (V->nreq == V->cap) {
+    V->cap = V->cap ? 2 * V->cap : 1024;
+    V->req = realloc(V->req, (size_t)V->cap * sizeof *V->req);
+  }
+  int q = V->nreq++;
+  V->req[q] = (vreq){r, X->pc, -1, complete};
+  X->slot_req[X->P->ins[X->pc].slot] = q;
+  return q;
+}
+
+/* Post the SEND/RECV at rank r's pc; match it if its partner is waiting. */
+static void post(vstate *V, int r) {
+  vrank *X = &V->R[r];
+  const collc_instr *I = &X->P->ins[X->pc];
+  int is_send = I->op == COLLC_OP_SEND;
+  int q = new_req(V, r, 0);
+  hazard(V, r, X->pc, is_send ? I->src : I->dst, is_send ? H_START_READ : H_START_WRITE);
+  int src = is_send ? r : I->peer, dst = is_send ? I->peer : r;
+  int64_t key = (int64_t)dst * V->p + src;
+  int m = is_send ? pop(V, V->rq, V->rqt, key) : pop(V, V->sq, V->sqt, key);
+  if (m < 0) {
+    if (is_send) push(V, V->sq, V->sqt, key, q);
+    else push(V, V->rq, V->rqt, key, q);
+    return;
+  }
+  int sq = is_send ? q : m, rq = is_send ? m : q;
+  const collc_instr *S = &V->R[src].P->ins[V->req[sq].addr];
+  const collc_instr *D = &V->R[dst].P->ins[V->req[rq].addr];
+  transfer(V, src, S->src, dst, D->dst, "message");
+  V->req[sq].complete = V->req[rq].complete = 1;
+  V->rep->messages++;
+  V->rep->units += opnd_units(V->R[src].P, S->src);
+}
+
+/* WAIT at rank r's pc: 1 if all its slots completed (hazards released). */
+static int try_wait(vstate *V, int r) {
+  vrank *X = &V->R[r];
+  const collc_instr *I = &X->P->ins[X->pc];
+  for (int64_t s = I->slot; s < I->slot + I->n; s++)
+    if (!V->req[X->slot_req[s]].complete) return 0;
+  for (int64_t s = I->slot; s < I->slot + I->n; s++) {
+    const collc_instr *J = &X->P->ins[V->req[X->slot_req[s]].addr];
+    if (J->op == COLLC_OP_SEND) hazard(V, r, X->pc, J->src, H_END_READ);
+    else if (J->op == COLLC_OP_RECV) hazard(V, r, X->pc, J->dst, H_END_WRITE);
+    X->slot_req[s] = -1;
+  }
+  return 1;
+}
+
+static collc_opnd shifted(collc_opnd o, int64_t by) {
+  o.off += by;
+  return o;
+}
+
+/* Execute a complete group rendezvous: member a's part b goes to b's part a. */
+static void run_group(vstate *V, vrdv *G) {
+  for (int a = 0; a < G->g.n; a++) {
+    int ra = G->g.base + a * G->g.stride;
+    const collc_instr *Ia = &V->R[ra].P->ins[V->R[ra].pc];
+    if (Ia->src.buf == Ia->dst.buf)
+      verr(V, "rank %d addr %d: group call reads and writes %s", ra, V->R[ra].pc,
+           buf_name(Ia->src.buf));
+    for (int b = 0; b < G->g.n; b++) {
+      int rb = G->g.base + b * G->g.stride;
+      const collc_instr *Ib = &V->R[rb].P->ins[V->R[rb].pc];
+      collc_opnd s = shifted(Ia->src, b * Ia->n), d = shifted(Ib->dst, a * Ib->n);
+      hazard(V, ra, V->R[ra].pc, s, H_READ);
+      hazard(V, rb, V->R[rb].pc, d, H_WRITE);
+      transfer(V, ra, s, rb, d, "group part");
+    }
+  }
+  for (int a = 0; a < G->g.n; a++) {
+    int ra = G->g.base + a * G->g.stride;
+    new_req(V, ra, 1);
+    V->R[ra].pc++;
+  }
+  V->rep->group_calls++;
+}
+
+/* Rank r arrives at the group instruction at its pc; 1 if the group ran. */
+static int arrive(vstate *V, int r) {
+  vrank *X = &V->R[r];
+  const collc_instr *I = &X->P->ins[X->pc];
+  collc_group g = X->P->groups[I->peer];
+  if ((r - g.base) % g.stride || (r - g.base) / g.stride >= g.n || r < g.base) {
+    verr(V, "rank %d addr %d: not a member of its group", r, X->pc);
+    return 0;
+  }
+  vrdv *G = NULL;
+  for (int i = 0; i < V->nrdv && !G; i++)
+    if (!memcmp(&V->rdv[i].g, &g, sizeof g)) G = &V->rdv[i];
+  if (!G) {
+    V->rdv = realloc(V->rdv, (size_t)(V->nrdv + 1) * sizeof *V->rdv);
+    G = &V->rdv[V->nrdv++];
+    *G = (vrdv){g, 0, calloc((size_t)g.n, sizeof(int))};
+  }
+  int j = (r - g.base) / g.stride;
+  if (G->ranks[j]) return 0; /* already waiting here */
+  G->ranks[j] = 1;
+  if (++G->count < g.n) return 0;
+  run_group(V, G);
+  free(G->ranks);
+  *G = V->rdv[--V->nrdv];
+  return 1;
+}
+
+/* Run rank r until it blocks or ends; returns 1 if anything advanced. */
+static int run_rank(vstate *V, int r) {
+  vrank *X = &V->R[r];
+  int moved = 0;
+  while (X->pc < X->P->nins) {
+    const collc_instr *I = &X->P->ins[X->pc];
+    switch (I->op) {
+    case COLLC_OP_SEND:
+    case COLLC_OP_RECV: post(V, r); break;
+    case COLLC_OP_WAIT:
+      if (!try_wait(V, r)) return moved;
+      break;
+    case COLLC_OP_COPY:
+      hazard(V, r, X->pc, I->src, H_READ);
+      hazard(V, r, X->pc, I->dst, H_WRITE);
+      transfer(V, r, I->src, r, I->dst, "copy");
+      X->sent -= opnd_units(X->P, I->src); /* local, not sent */
+      break;
+    case COLLC_OP_ALLTOALL: return arrive(V, r) || moved;
+    default: break;
+    }
+    X->pc++;
+    moved = 1;
+  }
+  X->done = 1;
+  return moved;
+}
+
+/* Token of input unit u of rank r. */
+static int64_t token(int p, int r, int64_t u) { return (int64_t)r * p + u; }
+
+/* Allocate rank r's buffers and fill its input with tokens. */
+static int setup_rank(vstate *V, int r) {
+  vrank *X = &V->R[r];
+  for (int b = BUF_SEND; b < BUF_COUNT; b++) {
+    int64_t n = X->n[b] = prog_buf_units(X->P, b);
+    X->tok[b] = malloc((size_t)(n + 1) * sizeof(int64_t));
+    X->rd[b] = calloc((size_t)n + 1, sizeof(uint16_t));
+    X->wr[b] = calloc((size_t)n + 1, 1);
+    if (!X->tok[b] || !X->rd[b] || !X->wr[b]) return -1;
+    for (int64_t u = 0; u < n; u++) X->tok[b][u] = -1;
+  }
+  int in = X->P->spec.in_place ? BUF_RECV : BUF_SEND;
+  for (int64_t u = 0; u < X->n[in]; u++) X->tok[in][u] = token(V->p, r, u);
+  X->slot_req = malloc(((size_t)X->P->nslots + 1) * sizeof(int));
+  return X->slot_req ? 0 : -1;
+}
+
+static void free_state(vstate *V) {
+  for (int r = 0; r < V->p && V->R; r++) {
+    for (int b = 0; b < BUF_COUNT; b++) {
+      free(V->R[r].tok[b]);
+      free(V->R[r].rd[b]);
+      free(V->R[r].wr[b]);
+    }
+    free(V->R[r].slot_req);
+    prog_free(V->R[r].P);
+  }
+  for (int i = 0; i < V->nrdv; i++) free(V->rdv[i].ranks);
+  free(V->R), free(V->req), free(V->rdv), free(V->xa), free(V->xb);
+  free(V->sq), free(V->sqt), free(V->rq), free(V->rqt);
+}
+
+/* Compile all ranks' programs and allocate the state; 0 or -1. */
+static int setup(vstate *V, const collc_spec *s, const collc_choice *c) {
+  int p = V->p = s->p;
+  size_t pp = (size_t)p * (size_t)p;
+  V->R = calloc((size_t)p, sizeof *V->R);
+  V->sq = malloc(pp * sizeof(int)), V->sqt = malloc(pp * sizeof(int));
+  V->rq = malloc(pp * sizeof(int)), V->rqt = malloc(pp * sizeof(int));
+  if (!V->R || !V->sq || !V->sqt || !V->rq || !V->rqt) return -1;
+  memset(V->sq, -1, pp * sizeof(int)), memset(V->sqt, -1, pp * sizeof(int));
+  memset(V->rq, -1, pp * sizeof(int)), memset(V->rqt, -1, pp * sizeof(int));
+  int64_t maxn = 1;
+  for (int r = 0; r < p; r++) {
+    collc_spec sr = *s;
+    char why[200];
+    sr.rank = r;
+    V->R[r].P = choice_compile(&sr, c, why, sizeof why);
+    if (!V->R[r].P) {
+      verr(V, "rank %d: %s", r, why);
+      return -1;
+    }
+    if (setup_rank(V, r)) return -1;
+    for (int b = 0; b < BUF_COUNT; b++)
+      if (V->R[r].n[b] > maxn) maxn = V->R[r].n[b];
+  }
+  V->xa = malloc((size_t)maxn * sizeof(int64_t));
+  V->xb = malloc((size_t)maxn * sizeof(int64_t));
+  return V->xa && V->xb ? 0 : -1;
+}
+
+/* All-to-all: RECV unit u of rank r must be input unit r of rank u. */
+static void check_alltoall(vstate *V) {
+  for (int r = 0; r < V->p; r++)
+    for (int64_t u = 0; u < V->p; u++) {
+      int64_t got = V->R[r].tok[BUF_RECV][u], want = token(V->p, (int)u, r);
+      if (got != want) {
+        verr(V, "rank %d RECV[%lld] holds %s%lld.%lld, expected %d.%lld", r, (long long)u,
+             got < 0 ? "undefined " : "", got < 0 ? -1LL : (long long)(got / V->p),
+             got < 0 ? -1LL : (long long)(got % V->p), (int)u, (long long)r);
+        return;
+      }
+    }
+}
+
+/* Sweep the ranks until nothing moves; report ranks left blocked. */
+static void run_all(vstate *V) {
+  int moved = 1;
+  while (moved) {
+    moved = 0;
+    for (int r = 0; r < V->p; r++)
+      if (!V->R[r].done) moved |= run_rank(V, r);
+  }
+  for (int r = 0; r < V->p; r++)
+    if (!V->R[r].done) {
+      if (!V->rep->deadlock)
+        verr(V, "deadlock: rank %d blocked at addr %d (%s)", r, V->R[r].pc,
+             ops_name(V->R[r].P->ins[V->R[r].pc].op));
+      V->rep->deadlock = 1;
+    }
+}
+
+int verify_choice(const collc_spec *s, const collc_choice *c, verify_report *R) {
+  vstate V;
+  memset(&V, 0, sizeof V);
+  memset(R, 0, sizeof *R);
+  V.rep = R;
+  if (setup(&V, s, c) == 0) {
+    run_all(&V);
+    if (!R->deadlock && s->coll == COLLC_COLL_ALLTOALL) check_alltoall(&V);
+    for (int r = 0; r < V.p; r++)
+      if (V.R[r].sent > R->max_rank_units) R->max_rank_units = V.R[r].sent;
+  } else if (!R->errors) {
+    verr(&V, "out of memory");
+  }
+  free_state(&V);
+  R->ok = R->errors == 0;
+  return R->ok;
+}

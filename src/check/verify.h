@@ -1,0 +1,26 @@
+/* verify.h - run all p ranks' programs in one process on symbolic data. */
+#ifndef COLLC_VERIFY_H
+#define COLLC_VERIFY_H
+
+#include <stdint.h>
+#include "../algo/algo.h"
+
+typedef struct {
+  int ok;                 /* 1: all checks passed */
+  int deadlock;           /* 1: ranks left blocked with no progress possible */
+  int64_t messages;       /* point-to-point messages matched */
+  int64_t units;          /* units moved by those messages */
+  int64_t group_calls;    /* group collective instances executed */
+  int64_t max_rank_units; /* most units sent by one rank */
+  int64_t errors;         /* problems found (first one in first_error) */
+  char first_error[256];
+} verify_report;
+
+/* Compile choice c for every rank of spec s (s->rank ignored) and run the p
+ * programs together with rendezvous message semantics (a send completes only
+ * when matched), checking: message sizes agree, group calls agree, no
+ * buffer is touched while a request on it is in flight, no deadlock, and
+ * every output unit holds exactly the right input unit. Returns R->ok. */
+int verify_choice(const collc_spec *s, const collc_choice *c, verify_report *R);
+
+#endif

@@ -1,0 +1,42 @@
+/* exec.h - the MPI executor: a program bound to datatypes and communicators.
+ *
+ * plan_create does all the work a call could repeat: it builds (and commits)
+ * one MPI datatype per distinct (buffer, shape) operand, resolves byte
+ * offsets, allocates the scratch buffer and the request array. plan_execute
+ * then only binds the user's two buffer addresses and walks the program:
+ * nothing is allocated, no datatype is created.
+ */
+#ifndef COLLC_EXEC_H
+#define COLLC_EXEC_H
+
+#include <mpi.h>
+#include "../ir/ir.h"
+
+/* How the user's buffers are typed: a unit of SEND is sendcount x sendtype,
+ * a unit of RECV and TMP is recvcount x recvtype. */
+typedef struct {
+  int sendcount, recvcount;
+  MPI_Datatype sendtype, recvtype; /* sendtype ignored when in place */
+} exec_bind;
+
+typedef struct collc_plan collc_plan;
+
+/* Build the executable plan for program P (taken over: freed with the plan)
+ * on private communicator comm; gcomm[g] is the communicator of program group
+ * g (member j = rank j). Local: no communication. Returns MPI_SUCCESS or an
+ * MPI error class (P is freed then too). */
+int plan_create(collc_prog *P, const exec_bind *b, MPI_Comm comm, const MPI_Comm *gcomm,
+                collc_plan **out);
+/* Run the plan on these buffers (recvbuf also the input when in place).
+ * Returns MPI_SUCCESS or the class of the first failing MPI call. */
+int plan_execute(collc_plan *pl, const void *sendbuf, void *recvbuf);
+/* Bytes this rank sends to other ranks per execution. */
+long long plan_bytes(const collc_plan *pl);
+const collc_prog *plan_prog(const collc_plan *pl);
+void plan_free(collc_plan *pl);
+
+/* True if type t is laid out as plain bytes (predefined, no holes, lb 0),
+ * so units of it may be moved with memcpy. */
+int exec_type_dense(MPI_Datatype t);
+
+#endif

@@ -1,0 +1,307 @@
+/* exec_mpi.c - execute a program with MPI point-to-point (and group calls).
+ *
+ * Buffers: a unit of SEND is sendcount x sendtype ("kind 0"), a unit of RECV
+ * and TMP is recvcount x recvtype ("kind 1"). Every operand is resolved at
+ * plan time to (buffer, byte offset, count, datatype): a contiguous shape is
+ * count x the user's type itself, any other shape one committed derived
+ * datatype (hvector levels or hindexed runs) made once and shared by all
+ * operands of that (kind, shape). Local copies use memcpy when both unit
+ * types are dense and a self send-receive with the operand types otherwise,
+ * which is right for any datatype.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include "exec.h"
+
+#define TAG_P2P 0x7c11
+#define TAG_SELF 0x7c12
+
+typedef struct {
+  MPI_Datatype t; /* the user's type */
+  int c;          /* user elements per unit */
+  MPI_Aint ext;   /* bytes between units */
+  MPI_Aint bytes; /* data bytes of a unit */
+  int dense;
+} unit;
+
+typedef struct {
+  int buf;
+  MPI_Aint off; /* bytes */
+  int count;
+  MPI_Datatype type;
+} xopnd;
+
+typedef struct {
+  xopnd src, dst;
+  MPI_Comm gcomm;
+  int memcpy_ok;
+} xins;
+
+struct collc_plan {
+  collc_prog *P;
+  MPI_Comm comm;
+  int self;
+  unit u[2];
+  xins *x;
+  MPI_Datatype *dt; /* [kind * nshapes + shape], MPI_DATATYPE_NULL if not built */
+  int *dtcount;
+  MPI_Datatype *owned; /* every type this plan created, freed with it */
+  int nowned;
+  MPI_Request *req;
+  void *tmp_mem;
+  char *tmp_base;
+  long long bytes;
+};
+
+static int kind_of(int buf) { return buf == BUF_SEND ? 0 : 1; }
+
+int exec_type_dense(MPI_Datatype t) {
+  int ni, na, nd, comb, size;
+  MPI_Aint lb, ext;
+  if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS) return 0;
+  PMPI_Type_size(t, &size);
+  PMPI_Type_get_extent(t, &lb, &ext);
+  return comb == MPI_COMBINER_NAMED && lb == 0 && ext == size;
+}
+
+/* Remember a type this plan owns; commit it. */
+static int own(collc_plan *pl, MPI_Datatype t) {
+  pl->owned[pl->nowned++] = t;
+  return PMPI_Type_commit(&pl->owned[pl->nowned - 1]);
+}
+
+/* Build the derived type of a non-contiguous (or oversized) shape. */
+static int build_type(collc_plan *pl, const unit *U, const collc_shape *S, MPI_Datatype *t) {
+  const int64_t *d = pl->P->pool + S->data;
+  int rc;
+  if (S->kind == SHAPE_INDEXED) {
+    int *bl = malloc((size_t)S->nlev * sizeof *bl);
+    MPI_Aint *dis = malloc((size_t)S->nlev * sizeof *dis);
+    rc = bl && dis ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    for (int i = 0; i < S->nlev && !rc; i++) {
+      if (d[2 * i + 1] * U->c > INT_MAX) rc = MPI_ERR_COUNT;
+      else bl[i] = (int)(d[2 * i + 1] * U->c), dis[i] = (MPI_Aint)d[2 * i] * U->ext;
+    }
+    if (!rc) rc = PMPI_Type_create_hindexed(S->nlev, bl, dis, U->t, t);
+    free(bl), free(dis);
+    return rc;
+  }
+  if (S->run * U->c > INT_MAX) return MPI_ERR_COUNT;
+  rc = PMPI_Type_contiguous((int)(S->run * U->c), U->t, t);
+  for (int l = 0; l < S->nlev && !rc; l++) {
+    MPI_Datatype inner = *t;
+    rc = PMPI_Type_create_hvector((int)d[2 * l], 1, (MPI_Aint)d[2 * l + 1] * U->ext, inner, t);
+    PMPI_Type_free(&inner);
+  }
+  return rc;
+}
+
+/* Resolve operand o to (buffer, bytes, count, type), building types once. */
+static int resolve(collc_plan *pl, collc_opnd o, xopnd *x) {
+  int k = kind_of(o.buf), at = k * pl->P->nshapes + o.shape;
+  const unit *U = &pl->u[k];
+  const collc_shape *S = &pl->P->shapes[o.shape];
+  x->buf = o.buf;
+  x->off = (MPI_Aint)o.off * U->ext;
+  if (pl->dt[at] == MPI_DATATYPE_NULL) {
+    if (S->kind == SHAPE_STRIDED && S->nlev == 0 && S->run * U->c <= INT_MAX) {
+      pl->dt[at] = U->t;
+      pl->dtcount[at] = (int)(S->run * U->c);
+    } else {
+      MPI_Datatype t;
+      int rc = build_type(pl, U, S, &t);
+      if (rc) return rc;
+      if ((rc = own(pl, t))) return rc;
+      pl->dt[at] = t;
+      pl->dtcount[at] = 1;
+    }
+  }
+  x->type = pl->dt[at];
+  x->count = pl->dtcount[at];
+  return MPI_SUCCESS;
+}
+
+/* A group call's operand: the part type resized to the member stride. */
+static int resolve_tiled(collc_plan *pl, collc_opnd o, int64_t stride, xopnd *x) {
+  int rc = resolve(pl, o, x);
+  MPI_Datatype part = x->type, tiled;
+  if (!rc && x->count != 1) rc = PMPI_Type_contiguous(x->count, x->type, &part);
+  if (!rc) rc = PMPI_Type_create_resized(part, 0, (MPI_Aint)stride * pl->u[kind_of(o.buf)].ext,
+                                         &tiled);
+  if (part != x->type) PMPI_Type_free(&part);
+  if (!rc) rc = own(pl, tiled);
+  x->type = tiled;
+  x->count = 1;
+  return rc;
+}
+
+/* Resolve instruction a (operands, group communicator, copy mode). */
+static int resolve_instr(collc_plan *pl, int a, const MPI_Comm *gcomm) {
+  const collc_instr *I = &pl->P->ins[a];
+  xins *X = &pl->x[a];
+  int f = ops_flags(I->op), rc = MPI_SUCCESS;
+  if (f & OPF_GROUP) {
+    X->gcomm = gcomm[I->peer];
+    rc = resolve_tiled(pl, I->src, I->n, &X->src);
+    if (!rc) rc = resolve_tiled(pl, I->dst, I->n, &X->dst);
+    if (!rc) pl->bytes += (long long)(pl->P->groups[I->peer].n - 1) *
+                          opnd_units(pl->P, I->src) * pl->u[kind_of(I->src.buf)].bytes;
+    return rc;
+  }
+  if (f & OPF_READS) rc = resolve(pl, I->src, &X->src);
+  if (!rc && (f & OPF_WRITES)) rc = resolve(pl, I->dst, &X->dst);
+  if (I->op == COLLC_OP_SEND)
+    pl->bytes += (long long)opnd_units(pl->P, I->src) * pl->u[kind_of(I->src.buf)].bytes;
+  if (I->op == COLLC_OP_COPY) {
+    const unit *a0 = &pl->u[kind_of(I->src.buf)], *a1 = &pl->u[kind_of(I->dst.buf)];
+    X->memcpy_ok = a0->dense && a1->dense && a0->ext == a1->ext;
+  }
+  return rc;
+}
+
+static void unit_init(unit *U, int count, MPI_Datatype t) {
+  MPI_Aint lb, ext;
+  int size;
+  U->t = t;
+  U->c = count;
+  if (t == MPI_DATATYPE_NULL) return;
+  PMPI_Type_get_extent(t, &lb, &ext);
+  PMPI_Type_size(t, &size);
+  U->ext = ext * count;
+  U->bytes = (MPI_Aint)size * count;
+  U->dense = exec_type_dense(t);
+}
+
+/* Scratch of tmp_units recv units, addressed like a receive buffer. */
+static int alloc_tmp(collc_plan *pl, const exec_bind *b) {
+  MPI_Aint tlb, text;
+  if (pl->P->tmp_units == 0) return MPI_SUCCESS;
+  PMPI_Type_get_true_extent(b->recvtype, &tlb, &text);
+  size_t bytes = (size_t)(pl->P->tmp_units * pl->u[1].ext) + (size_t)text + 64;
+  pl->tmp_mem = malloc(bytes);
+  if (!pl->tmp_mem) return MPI_ERR_NO_MEM;
+  pl->tmp_base = (char *)pl->tmp_mem - tlb;
+  return MPI_SUCCESS;
+}
+
+int plan_create(collc_prog *P, const exec_bind *b, MPI_Comm comm, const MPI_Comm *gcomm,
+                collc_plan **out) {
+  collc_plan *pl = calloc(1, sizeof *pl);
+  int rc = MPI_ERR_NO_MEM;
+  *out = NULL;
+  if (!pl) {
+    prog_free(P);
+    return rc;
+  }
+  pl->P = P;
+  pl->comm = comm;
+  PMPI_Comm_rank(comm, &pl->self);
+  unit_init(&pl->u[0], b->sendcount, P->spec.in_place ? b->recvtype : b->sendtype);
+  unit_init(&pl->u[1], b->recvcount, b->recvtype);
+  size_t nd = 2 * (size_t)P->nshapes + 1;
+  pl->x = calloc((size_t)P->nins + 1, sizeof *pl->x);
+  pl->dt = malloc(nd * sizeof *pl->dt);
+  pl->dtcount = calloc(nd, sizeof *pl->dtcount);
+  pl->owned = malloc((nd + 2 * (size_t)P->nins) * sizeof *pl->owned);
+  pl->req = malloc(((size_t)P->nslots + 1) * sizeof *pl->req);
+  if (pl->x && pl->dt && pl->dtcount && pl->owned && pl->req) {
+    for (size_t i = 0; i < nd; i++) pl->dt[i] = MPI_DATATYPE_NULL;
+    for (int s = 0; s <= P->nslots; s++) pl->req[s] = MPI_REQUEST_NULL;
+    rc = alloc_tmp(pl, b);
+    for (int a = 0; a < P->nins && !rc; a++) rc = resolve_instr(pl, a, gcomm);
+  }
+  if (rc) {
+    plan_free(pl);
+    return rc;
+  }
+  *out = pl;
+  return MPI_SUCCESS;
+}
+
+/* memcpy the units of src into dst run by run (both dense, same unit size). */
+static void copy_dense(const collc_plan *pl, const collc_instr *I, char *sb, char *db) {
+  const collc_prog *P = pl->P;
+  MPI_Aint ub = pl->u[1].ext;
+  int64_t ks = 0, kd = 0, os, ls, od, ld, ps = 0, pd = 0;
+  int64_t ns = P->shapes[I->src.shape].nruns, nd = P->shapes[I->dst.shape].nruns;
+  if (ns == 0 || nd == 0) return;
+  shape_run(P, I->src.shape, 0, &os, &ls);
+  shape_run(P, I->dst.shape, 0, &od, &ld);
+  for (;;) {
+    int64_t n = ls - ps < ld - pd ? ls - ps : ld - pd;
+    memcpy(db + (I->dst.off + od + pd) * ub, sb + (I->src.off + os + ps) * ub, (size_t)(n * ub));
+    ps += n, pd += n;
+    if (ps == ls) {
+      if (++ks == ns) return;
+      shape_run(P, I->src.shape, ks, &os, &ls), ps = 0;
+    }
+    if (pd == ld) {
+      if (++kd == nd) return;
+      shape_run(P, I->dst.shape, kd, &od, &ld), pd = 0;
+    }
+  }
+}
+
+/* PMPI_Waitall ignoring statuses. MPICH declares MPI_STATUSES_IGNORE as
+ * (MPI_Status *)1 and annotates the argument, which gcc mistakes for a
+ * zero-size buffer. */
+static int waitall(int n, MPI_Request *req) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpragmas"
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+  return PMPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+#pragma GCC diagnostic pop
+}
+
+/* Execute instruction a with buffer bases base[]; returns an MPI code. */
+static int step(collc_plan *pl, int a, char *const base[]) {
+  const collc_instr *I = &pl->P->ins[a];
+  const xins *X = &pl->x[a];
+  char *s = base[X->src.buf] + X->src.off, *d = base[X->dst.buf] + X->dst.off;
+  switch (I->op) {
+  case COLLC_OP_SEND:
+    return PMPI_Isend(s, X->src.count, X->src.type, I->peer, TAG_P2P, pl->comm, &pl->req[I->slot]);
+  case COLLC_OP_RECV:
+    return PMPI_Irecv(d, X->dst.count, X->dst.type, I->peer, TAG_P2P, pl->comm, &pl->req[I->slot]);
+  case COLLC_OP_WAIT:
+    return waitall((int)I->n, &pl->req[I->slot]);
+  case COLLC_OP_COPY:
+    if (X->memcpy_ok) {
+      copy_dense(pl, I, base[X->src.buf], base[X->dst.buf]);
+      return MPI_SUCCESS;
+    }
+    return PMPI_Sendrecv(s, X->src.count, X->src.type, pl->self, TAG_SELF, d, X->dst.count,
+                         X->dst.type, pl->self, TAG_SELF, pl->comm, MPI_STATUS_IGNORE);
+  case COLLC_OP_ALLTOALL:
+    pl->req[I->slot] = MPI_REQUEST_NULL;
+    return PMPI_Alltoall(s, 1, X->src.type, d, 1, X->dst.type, X->gcomm);
+  default: return MPI_SUCCESS;
+  }
+}
+
+int plan_execute(collc_plan *pl, const void *sendbuf, void *recvbuf) {
+  char *const base[BUF_COUNT] = {NULL, (char *)(uintptr_t)sendbuf, recvbuf, pl->tmp_base};
+  for (int a = 0; a < pl->P->nins; a++) {
+    int rc = step(pl, a, base);
+    if (rc != MPI_SUCCESS) {
+      int cls = MPI_ERR_INTERN;
+      PMPI_Error_class(rc, &cls);
+      return cls;
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+long long plan_bytes(const collc_plan *pl) { return pl->bytes; }
+
+const collc_prog *plan_prog(const collc_plan *pl) { return pl->P; }
+
+void plan_free(collc_plan *pl) {
+  if (!pl) return;
+  for (int i = 0; i < pl->nowned; i++) PMPI_Type_free(&pl->owned[i]);
+  free(pl->owned), free(pl->dt), free(pl->dtcount), free(pl->x), free(pl->req);
+  free(pl->tmp_mem);
+  prog_free(pl->P);
+  free(pl);
+}

@@ -1,0 +1,157 @@
+/* ir.h - the schedule IR: one rank's compiled program of a collective.
+ *
+ * A program is a flat array of fixed-size instructions (ops.h) whose buffer
+ * operands are symbolic: (buffer, offset, shape) in units. A unit is the
+ * buffer's element of the collective (all-to-all: one block of `count`
+ * elements). Shapes live in a per-program table so that instructions stay
+ * fixed-size; a shape is either nested strided (a contiguous run repeated
+ * over levels of (count, stride), innermost level first) or an indexed list
+ * of (offset, length) runs. Programs hold no pointers into user memory, so
+ * one program serves every call, the verifier and the explain printer.
+ *
+ * Everything here is pure C: no MPI.
+ */
+#ifndef COLLC_IR_H
+#define COLLC_IR_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+#include "ops.h"
+
+/* Collectives, defined once: X(enum suffix, name). */
+#define COLLC_COLLS(X) X(ALLTOALL, "alltoall")
+
+enum collc_coll {
+#define COLLC_COLL_ENUM(e, name) COLLC_COLL_##e,
+  COLLC_COLLS(COLLC_COLL_ENUM)
+#undef COLLC_COLL_ENUM
+  COLLC_COLL_COUNT
+};
+
+/* Collective name ("alltoall") or NULL; name -> enum, -1 if unknown. */
+const char *coll_name(int coll);
+int coll_from_name(const char *name);
+
+/* Internal status codes (public entry points map them to MPI error classes). */
+enum { COLLC_OK = 0, COLLC_ENOMEM, COLLC_EINVAL, COLLC_EUNFIT, COLLC_EINTERNAL };
+
+/* Buffers an operand can name. */
+enum { BUF_NONE = 0, BUF_SEND, BUF_RECV, BUF_TMP, BUF_COUNT };
+const char *buf_name(int buf);
+
+#define COLLC_MAXLEV 64 /* levels of a strided shape */
+
+/* What is being compiled: identical on every rank but `rank`. */
+typedef struct {
+  int coll;           /* enum collc_coll */
+  int p;              /* communicator size */
+  int rank;           /* this program's rank */
+  int64_t count;      /* elements per block (all-to-all) */
+  int64_t unit_bytes; /* bytes of one unit, for cost estimates; 0 if unknown */
+  int in_place;       /* input is in RECV (MPI_IN_PLACE) */
+} collc_spec;
+
+enum { SHAPE_STRIDED = 0, SHAPE_INDEXED = 1 };
+
+typedef struct {
+  int32_t kind;   /* SHAPE_STRIDED or SHAPE_INDEXED */
+  int32_t nlev;   /* strided: levels; indexed: runs */
+  int64_t run;    /* strided: innermost contiguous run, in units */
+  int64_t data;   /* index into the program's pool: strided (count, stride)
+                     pairs inner to outer; indexed (offset, length) pairs */
+  int64_t nunits; /* units addressed */
+  int64_t lo, hi; /* smallest and one past the largest unit touched (relative) */
+  int64_t nruns;  /* contiguous runs */
+} collc_shape;
+
+typedef struct {
+  int32_t buf;   /* BUF_* */
+  int32_t shape; /* index into the shape table */
+  int64_t off;   /* units */
+} collc_opnd;
+
+typedef struct {
+  uint8_t op;     /* enum collc_opcode */
+  int32_t peer;   /* OPF_PEER: rank; OPF_GROUP: group index */
+  int32_t slot;   /* OPF_POSTS: request slot; OPF_WAITS: first slot */
+  int64_t n;      /* OPF_WAITS: slot count; OPF_GROUP: member stride in units */
+  collc_opnd src, dst;
+} collc_instr;
+
+/* A group: members j = 0..n-1 are ranks base + j*stride. */
+typedef struct {
+  int n, base, stride;
+} collc_group;
+
+typedef struct collc_prog {
+  collc_spec spec;
+  char algo[96];              /* resolved algorithm, e.g. "torus:4x5:linear" */
+  collc_instr *ins;
+  int nins, cap_ins;
+  collc_shape *shapes;
+  int nshapes, cap_shapes;
+  int64_t *pool;
+  int64_t npool, cap_pool;
+  collc_group *groups;
+  int ngroups, cap_groups;
+  int nslots;                 /* request slots needed */
+  int open_lo, open_hi;       /* builder: outstanding slots */
+  int64_t tmp_units;          /* scratch units needed */
+  int err;                    /* sticky: first failure */
+  char errmsg[160];
+} collc_prog;
+
+/* ---- builder (program.c) ---- */
+
+/* New empty program for spec, or NULL when out of memory. */
+collc_prog *prog_new(const collc_spec *spec);
+void prog_free(collc_prog *P);
+/* Record the first failure; later failures and appends are ignored. */
+void prog_fail(collc_prog *P, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Units in buffer buf for this program (SEND/RECV from the collective). */
+int64_t prog_buf_units(const collc_prog *P, int buf);
+
+/* Shapes (shape.c). Return the interned shape id, or -1 (sticky error). */
+int prog_shape_contig(collc_prog *P, int64_t n);
+int prog_shape_strided(collc_prog *P, int64_t run, int nlev,
+                       const int64_t count[], const int64_t stride[]);
+/* Operand over explicit runs (off[i], len[i]) of buf, in message order;
+ * normalised: adjacent runs merged, one run becomes a contiguous shape. */
+collc_opnd prog_opnd_runs(collc_prog *P, int buf, int nruns,
+                          const int64_t off[], const int64_t len[]);
+static inline collc_opnd opnd(int buf, int64_t off, int shape) {
+  collc_opnd o = {buf, shape, off};
+  return o;
+}
+/* k-th contiguous run of shape id: *off relative to the operand, *len > 0. */
+void shape_run(const collc_prog *P, int id, int64_t k, int64_t *off, int64_t *len);
+/* Units of operand o (0 for BUF_NONE). */
+int64_t opnd_units(const collc_prog *P, collc_opnd o);
+
+/* Instructions. Slots are assigned by the builder; prog_wait completes all
+ * outstanding ones. */
+void prog_send(collc_prog *P, int peer, collc_opnd src);
+void prog_recv(collc_prog *P, int peer, collc_opnd dst);
+void prog_wait(collc_prog *P);
+void prog_copy(collc_prog *P, collc_opnd src, collc_opnd dst);
+/* Group all-to-all: member j's part is shape at off + j*stride of src/dst. */
+void prog_alltoall(collc_prog *P, int group, collc_opnd src, collc_opnd dst,
+                   int64_t stride);
+/* Intern group {n, base, stride}; returns its index or -1. */
+int prog_group(collc_prog *P, int n, int base, int stride);
+/* Ask for at least `units` scratch units. */
+void prog_need_tmp(collc_prog *P, int64_t units);
+/* Check the finished program (slots all waited, operands in bounds, unit
+ * counts agree). Returns P->err. */
+int prog_finalize(collc_prog *P);
+
+/* ---- explain (explain.c) ---- */
+enum { EXPLAIN_EXPAND = 1 };
+/* Print program P like SQLite's EXPLAIN; EXPLAIN_EXPAND lists unit indices. */
+void explain_print(const collc_prog *P, int flags, FILE *out);
+/* Format operand o into buf ("TMP+3 [1 | 4*5]"); returns buf. */
+char *explain_opnd(const collc_prog *P, collc_opnd o, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,257 @@
+/* program.c - the program builder: append instructions with a sticky error,
+ * then check the whole program once in prog_finalize. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ir.h"
+
+static const struct {
+  const char *name;
+  int flags;
+  const char *doc;
+} ops_table[] = {
+#define COLLC_OP_ROW(name, flags, doc) {#name, flags, doc},
+    COLLC_OPS(COLLC_OP_ROW)
+#undef COLLC_OP_ROW
+};
+
+const char *ops_name(int op) {
+  return op >= 0 && op < COLLC_OP_COUNT ? ops_table[op].name : NULL;
+}
+
+int ops_flags(int op) {
+  return op >= 0 && op < COLLC_OP_COUNT ? ops_table[op].flags : 0;
+}
+
+const char *ops_doc(int op) {
+  return op >= 0 && op < COLLC_OP_COUNT ? ops_table[op].doc : NULL;
+}
+
+static const char *const coll_names[] = {
+#define COLLC_COLL_NAME(e, name) name,
+    COLLC_COLLS(COLLC_COLL_NAME)
+#undef COLLC_COLL_NAME
+};
+
+const char *coll_name(int coll) {
+  return coll >= 0 && coll < COLLC_COLL_COUNT ? coll_names[coll] : NULL;
+}
+
+int coll_from_name(const char *name) {
+  for (int c = 0; c < COLLC_COLL_COUNT; c++)
+    if (strcmp(name, coll_names[c]) == 0) return c;
+  return -1;
+}
+
+const char *buf_name(int buf) {
+  static const char *const names[BUF_COUNT] = {"-", "SEND", "RECV", "TMP"};
+  return buf >= 0 && buf < BUF_COUNT ? names[buf] : "?";
+}
+
+collc_prog *prog_new(const collc_spec *spec) {
+  collc_prog *P = calloc(1, sizeof *P);
+  if (P) P->spec = *spec;
+  return P;
+}
+
+void prog_free(collc_prog *P) {
+  if (!P) return;
+  free(P->ins);
+  free(P->shapes);
+  free(P->pool);
+  free(P->groups);
+  free(P);
+}
+
+void prog_fail(collc_prog *P, int err, const char *fmt, ...) {
+  if (P->err) return;
+  P->err = err;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(P->errmsg, sizeof P->errmsg, fmt, ap);
+  va_end(ap);
+}
+
+int64_t prog_buf_units(const collc_prog *P, int buf) {
+  switch (buf) {
+  case BUF_SEND: return P->spec.in_place ? 0 : P->spec.p;
+  case BUF_RECV: return P->spec.p;
+  case BUF_TMP: return P->tmp_units;
+  default: return 0;
+  }
+}
+
+/* Append one instruction; returns it (zeroed) or NULL after a failure. */
+static collc_instr *append(collc_prog *P, int op) {
+  if (P->err) return NULL;
+  if (P->nins == P->cap_ins) {
+    int cap = P->cap_ins ? 2 * P->cap_ins : 16;
+    collc_instr *ins = realloc(P->ins, (size_t)cap * sizeof *ins);
+    if (!ins) {
+      prog_fail(P, COLLC_ENOMEM, "out of memory for instructions");
+      return NULL;
+    }
+    P->ins = ins;
+    P->cap_ins = cap;
+  }
+  collc_instr *I = &P->ins[P->nins++];
+  memset(I, 0, sizeof *I);
+  I->op = (uint8_t)op;
+  return I;
+}
+
+/* Next free request slot for a posting instruction. */
+static int take_slot(collc_prog *P) {
+  int s = P->open_hi++;
+  if (P->open_hi > P->nslots) P->nslots = P->open_hi;
+  return s;
+}
+
+static void post(collc_prog *P, int op, int peer, collc_opnd src, collc_opnd dst) {
+  if (peer < 0 || peer >= P->spec.p || peer == P->spec.rank) {
+    prog_fail(P, COLLC_EINVAL, "%s peer %d invalid on rank %d of %d",
+              ops_name(op), peer, P->spec.rank, P->spec.p);
+    return;
+  }
+  collc_instr *I = append(P, op);
+  if (!I) return;
+  I->peer = peer;
+  I->slot = take_slot(P);
+  I->src = src;
+  I->dst = dst;
+}
+
+void prog_send(collc_prog *P, int peer, collc_opnd src) {
+  post(P, COLLC_OP_SEND, peer, src, opnd(BUF_NONE, 0, 0));
+}
+
+void prog_recv(collc_prog *P, int peer, collc_opnd dst) {
+  post(P, COLLC_OP_RECV, peer, opnd(BUF_NONE, 0, 0), dst);
+}
+
+void prog_wait(collc_prog *P) {
+  if (P->open_hi == P->open_lo) return;
+  collc_instr *I = append(P, COLLC_OP_WAIT);
+  if (!I) return;
+  I->slot = P->open_lo;
+  I->n = P->open_hi - P->open_lo;
+  P->open_lo = P->open_hi = 0;
+}
+
+void prog_copy(collc_prog *P, collc_opnd src, collc_opnd dst) {
+  collc_instr *I = append(P, COLLC_OP_COPY);
+  if (!I) return;
+  I->src = src;
+  I->dst = dst;
+}
+
+void prog_alltoall(collc_prog *P, int group, collc_opnd src, collc_opnd dst,
+                   int64_t stride) {
+  if (group < 0 || group >= P->ngroups) {
+    prog_fail(P, COLLC_EINVAL, "ALLTOALL on unknown group %d", group);
+    return;
+  }
+  collc_instr *I = append(P, COLLC_OP_ALLTOALL);
+  if (!I) return;
+  I->peer = group;
+  I->slot = take_slot(P);
+  I->n = stride;
+  I->src = src;
+  I->dst = dst;
+  prog_wait(P);
+}
+
+int prog_group(collc_prog *P, int n, int base, int stride) {
+  if (P->err) return -1;
+  for (int g = 0; g < P->ngroups; g++)
+    if (P->groups[g].n == n && P->groups[g].base == base && P->groups[g].stride == stride)
+      return g;
+  if (n < 1 || base < 0 || stride < 1 || base + (int64_t)(n - 1) * stride >= P->spec.p) {
+    prog_fail(P, COLLC_EINVAL, "group n=%d base=%d stride=%d outside p=%d", n, base,
+              stride, P->spec.p);
+    return -1;
+  }
+  if (P->ngroups == P->cap_groups) {
+    int cap = P->cap_groups ? 2 * P->cap_groups : 4;
+    collc_group *g = realloc(P->groups, (size_t)cap * sizeof *g);
+    if (!g) {
+      prog_fail(P, COLLC_ENOMEM, "out of memory for groups");
+      return -1;
+    }
+    P->groups = g;
+    P->cap_groups = cap;
+  }
+  P->groups[P->ngroups] = (collc_group){n, base, stride};
+  return P->ngroups++;
+}
+
+void prog_need_tmp(collc_prog *P, int64_t units) {
+  if (units > P->tmp_units) P->tmp_units = units;
+}
+
+/* Check that operand o of instruction at addr lies inside its buffer. */
+static void check_opnd(collc_prog *P, int addr, collc_opnd o, const char *which) {
+  if (o.buf <= BUF_NONE || o.buf >= BUF_COUNT || o.shape < 0 || o.shape >= P->nshapes) {
+    prog_fail(P, COLLC_EINVAL, "addr %d: bad %s operand", addr, which);
+    return;
+  }
+  const collc_shape *S = &P->shapes[o.shape];
+  if (S->nunits > 0 && (o.off + S->lo < 0 || o.off + S->hi > prog_buf_units(P, o.buf)))
+    prog_fail(P, COLLC_EINVAL, "addr %d: %s %s+%lld out of bounds (%lld units)", addr,
+              which, buf_name(o.buf), (long long)o.off,
+              (long long)prog_buf_units(P, o.buf));
+}
+
+/* Operand checks of one instruction, driven by its opcode flags. */
+static void check_instr(collc_prog *P, int addr) {
+  const collc_instr *I = &P->ins[addr];
+  int f = ops_flags(I->op);
+  if (f & OPF_READS) check_opnd(P, addr, I->src, "src");
+  if (f & OPF_WRITES) check_opnd(P, addr, I->dst, "dst");
+  if (P->err) return;
+  if ((f & OPF_READS) && I->src.buf == BUF_SEND && P->spec.in_place)
+    prog_fail(P, COLLC_EINVAL, "addr %d: reads SEND of an in-place call", addr);
+  if ((f & OPF_WRITES) && I->dst.buf == BUF_SEND)
+    prog_fail(P, COLLC_EINVAL, "addr %d: writes the send buffer", addr);
+  if ((f & OPF_READS) && (f & OPF_WRITES) &&
+      opnd_units(P, I->src) != opnd_units(P, I->dst))
+    prog_fail(P, COLLC_EINVAL, "addr %d: src has %lld units, dst %lld", addr,
+              (long long)opnd_units(P, I->src), (long long)opnd_units(P, I->dst));
+}
+
+/* Every posted slot must be waited exactly once before it is reused. */
+static void check_slots(collc_prog *P) {
+  char *busy = calloc((size_t)P->nslots + 1, 1);
+  if (!busy) {
+    prog_fail(P, COLLC_ENOMEM, "out of memory in finalize");
+    return;
+  }
+  for (int a = 0; a < P->nins && !P->err; a++) {
+    const collc_instr *I = &P->ins[a];
+    int f = ops_flags(I->op);
+    if (f & OPF_POSTS) {
+      if (I->slot < 0 || I->slot >= P->nslots || busy[I->slot])
+        prog_fail(P, COLLC_EINVAL, "addr %d: slot %d reused while in flight", a, I->slot);
+      else
+        busy[I->slot] = 1;
+    }
+    if (f & OPF_WAITS)
+      for (int64_t s = I->slot; s < I->slot + I->n && !P->err; s++) {
+        if (s < 0 || s >= P->nslots || !busy[s])
+          prog_fail(P, COLLC_EINVAL, "addr %d: waits on idle slot %lld", a, (long long)s);
+        else
+          busy[s] = 0;
+      }
+  }
+  for (int s = 0; s < P->nslots && !P->err; s++)
+    if (busy[s]) prog_fail(P, COLLC_EINVAL, "slot %d never waited", s);
+  free(busy);
+}
+
+int prog_finalize(collc_prog *P) {
+  prog_wait(P);
+  for (int a = 0; a < P->nins && !P->err; a++) check_instr(P, a);
+  if (!P->err) check_slots(P);
+  return P->err;
+}

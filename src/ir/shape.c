@@ -1,0 +1,162 @@
+/* shape.c - interned buffer shapes: nested strided regions and run lists.
+ *
+ * Shapes are normalised before interning (count-1 levels dropped, levels that
+ * continue their inner level merged, adjacent runs merged) so that equal
+ * regions get equal ids and executors see the simplest form. */
+#include <stdlib.h>
+#include <string.h>
+#include "ir.h"
+
+/* Reserve n pool entries; returns the first index or -1. */
+static int64_t pool_take(collc_prog *P, int64_t n) {
+  if (P->npool + n > P->cap_pool) {
+    int64_t cap = P->cap_pool ? P->cap_pool : 64;
+    while (cap < P->npool + n) cap *= 2;
+    int64_t *pool = realloc(P->pool, (size_t)cap * sizeof *pool);
+    if (!pool) {
+      prog_fail(P, COLLC_ENOMEM, "out of memory for shapes");
+      return -1;
+    }
+    P->pool = pool;
+    P->cap_pool = cap;
+  }
+  int64_t at = P->npool;
+  P->npool += n;
+  return at;
+}
+
+static int same_shape(const collc_prog *P, const collc_shape *a, const collc_shape *b,
+                      const int64_t *bdata) {
+  return a->kind == b->kind && a->nlev == b->nlev && a->run == b->run &&
+         a->nunits == b->nunits &&
+         memcmp(P->pool + a->data, bdata, 2 * (size_t)a->nlev * sizeof *bdata) == 0;
+}
+
+/* Intern shape S whose 2*nlev pool words are `data`; returns id or -1. */
+static int intern(collc_prog *P, collc_shape S, const int64_t *data) {
+  if (P->err) return -1;
+  for (int i = 0; i < P->nshapes; i++)
+    if (same_shape(P, &P->shapes[i], &S, data)) return i;
+  if (P->nshapes == P->cap_shapes) {
+    int cap = P->cap_shapes ? 2 * P->cap_shapes : 8;
+    collc_shape *sh = realloc(P->shapes, (size_t)cap * sizeof *sh);
+    if (!sh) {
+      prog_fail(P, COLLC_ENOMEM, "out of memory for shapes");
+      return -1;
+    }
+    P->shapes = sh;
+    P->cap_shapes = cap;
+  }
+  int64_t at = pool_take(P, 2 * (int64_t)S.nlev);
+  if (at < 0) return -1;
+  memcpy(P->pool + at, data, 2 * (size_t)S.nlev * sizeof *data);
+  S.data = at;
+  P->shapes[P->nshapes] = S;
+  return P->nshapes++;
+}
+
+int prog_shape_contig(collc_prog *P, int64_t n) {
+  return prog_shape_strided(P, n, 0, NULL, NULL);
+}
+
+int prog_shape_strided(collc_prog *P, int64_t run, int nlev, const int64_t count[],
+                       const int64_t stride[]) {
+  int64_t lv[2 * COLLC_MAXLEV];
+  int m = 0;
+  int64_t nunits = run, span = run, nruns = 1;
+  if (run < 0 || nlev < 0 || nlev > COLLC_MAXLEV) {
+    prog_fail(P, COLLC_EINVAL, "bad strided shape (run %lld, %d levels)", (long long)run, nlev);
+    return -1;
+  }
+  for (int l = 0; l < nlev; l++) {
+    if (count[l] < 0 || stride[l] < 1) {
+      prog_fail(P, COLLC_EINVAL, "bad level %d (%lld x %lld)", l, (long long)count[l],
+                (long long)stride[l]);
+      return -1;
+    }
+    if (count[l] == 1) continue;
+    if (count[l] == 0 || run == 0) { /* empty region */
+      run = 0;
+      m = 0;
+      break;
+    }
+    nunits *= count[l];
+    span += (count[l] - 1) * stride[l];
+    if (m == 0 && stride[l] == run) { /* continues the run */
+      run *= count[l];
+    } else if (m > 0 && stride[l] == lv[2 * m - 2] * lv[2 * m - 1]) { /* extends level */
+      lv[2 * m - 2] *= count[l];
+    } else {
+      lv[2 * m] = count[l];
+      lv[2 * m + 1] = stride[l];
+      nruns *= count[l];
+      m++;
+    }
+  }
+  collc_shape S = {SHAPE_STRIDED, m, run, 0, run ? nunits : 0, 0, run ? span : 0,
+                   run ? nruns : 0};
+  return intern(P, S, lv);
+}
+
+/* Merge (off, len) runs into pairs[], dropping empty runs; returns the count. */
+static int merge_runs(int nruns, const int64_t off[], const int64_t len[], int64_t *pairs) {
+  int m = 0;
+  for (int i = 0; i < nruns; i++) {
+    if (len[i] <= 0) continue;
+    if (m > 0 && pairs[2 * m - 2] + pairs[2 * m - 1] == off[i]) {
+      pairs[2 * m - 1] += len[i];
+    } else {
+      pairs[2 * m] = off[i];
+      pairs[2 * m + 1] = len[i];
+      m++;
+    }
+  }
+  return m;
+}
+
+collc_opnd prog_opnd_runs(collc_prog *P, int buf, int nruns, const int64_t off[],
+                          const int64_t len[]) {
+  collc_opnd o = opnd(buf, 0, -1);
+  int64_t *pairs = malloc(2 * (size_t)(nruns > 0 ? nruns : 1) * sizeof *pairs);
+  if (!pairs) {
+    prog_fail(P, COLLC_ENOMEM, "out of memory for runs");
+    return o;
+  }
+  int m = merge_runs(nruns, off, len, pairs);
+  if (m <= 1) {
+    o.off = m ? pairs[0] : 0;
+    o.shape = prog_shape_contig(P, m ? pairs[1] : 0);
+  } else {
+    collc_shape S = {SHAPE_INDEXED, m, 0, 0, 0, pairs[0], 0, m};
+    for (int i = 0; i < m; i++) {
+      S.nunits += pairs[2 * i + 1];
+      if (pairs[2 * i] < S.lo) S.lo = pairs[2 * i];
+      if (pairs[2 * i] + pairs[2 * i + 1] > S.hi) S.hi = pairs[2 * i] + pairs[2 * i + 1];
+    }
+    o.shape = intern(P, S, pairs);
+  }
+  free(pairs);
+  return o;
+}
+
+void shape_run(const collc_prog *P, int id, int64_t k, int64_t *off, int64_t *len) {
+  const collc_shape *S = &P->shapes[id];
+  const int64_t *d = P->pool + S->data;
+  if (S->kind == SHAPE_INDEXED) {
+    *off = d[2 * k];
+    *len = d[2 * k + 1];
+    return;
+  }
+  int64_t o = 0;
+  for (int l = 0; l < S->nlev; l++) { /* mixed-radix digits of k, inner first */
+    o += (k % d[2 * l]) * d[2 * l + 1];
+    k /= d[2 * l];
+  }
+  *off = o;
+  *len = S->run;
+}
+
+int64_t opnd_units(const collc_prog *P, collc_opnd o) {
+  if (o.buf == BUF_NONE || o.shape < 0 || o.shape >= P->nshapes) return 0;
+  return P->shapes[o.shape].nunits;
+}

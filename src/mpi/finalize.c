@@ -1,0 +1,15 @@
+/* finalize.c - MPI_Finalize: print statistics, free COMM_WORLD's state. */
+#include "internal.h"
+#include "../plan/config.h"
+
+int MPI_Finalize(void) {
+  const collc_config *cfg = config_get();
+  if (!cfg->disable) {
+    int rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (cfg->stats && rank == 0) stats_print();
+    state_release(MPI_COMM_WORLD);
+    state_release(MPI_COMM_SELF);
+  }
+  return PMPI_Finalize();
+}

@@ -1,0 +1,32 @@
+/* report.c - errors through the communicator's handler, one-time warnings. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "internal.h"
+
+int collc_raise(MPI_Comm comm, int err) {
+  if (err == MPI_SUCCESS) return err;
+  PMPI_Comm_call_errhandler(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, err);
+  return err;
+}
+
+#define WARN_KEYS 32
+
+void collc_warn_once(const char *key, const char *fmt, ...) {
+  static char seen[WARN_KEYS][64];
+  static int nseen;
+  int rank = 0, init = 0, fin = 0;
+  for (int i = 0; i < nseen; i++)
+    if (!strncmp(seen[i], key, sizeof seen[i] - 1)) return;
+  if (nseen < WARN_KEYS) snprintf(seen[nseen++], sizeof seen[0], "%s", key);
+  PMPI_Initialized(&init);
+  PMPI_Finalized(&fin);
+  if (init && !fin) PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "collc: warning: ");
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n");
+  va_end(ap);
+}

@@ -1,0 +1,128 @@
+/* state.c - per-communicator state cached as an attribute: the private
+ * communicator, group (dimension) communicators, and the plan cache. The
+ * attribute's delete callback frees all of it when the user frees the
+ * communicator (collective, as MPI_Comm_free itself). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+static int comm_keyval = MPI_KEYVAL_INVALID;
+static int type_keyval = MPI_KEYVAL_INVALID;
+static long type_next_serial = 1;
+
+static void state_free(collc_state *st) {
+  for (int i = 0; i < st->ncache; i++) plan_free(st->cache[i].plan);
+  for (int i = 0; i < st->nfam; i++)
+    if (st->fam[i].comm != MPI_COMM_NULL) PMPI_Comm_free(&st->fam[i].comm);
+  if (st->priv != MPI_COMM_NULL) PMPI_Comm_free(&st->priv);
+  free(st);
+}
+
+static int state_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
+  (void)comm, (void)keyval, (void)extra;
+  state_free(attr);
+  return MPI_SUCCESS;
+}
+
+collc_state *state_get(MPI_Comm comm, int create) {
+  void *attr = NULL;
+  int flag = 0;
+  if (comm_keyval == MPI_KEYVAL_INVALID &&
+      PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, state_delete, &comm_keyval, NULL))
+    return NULL;
+  if (PMPI_Comm_get_attr(comm, comm_keyval, &attr, &flag) == MPI_SUCCESS && flag) return attr;
+  if (!create) return NULL;
+  collc_state *st = calloc(1, sizeof *st);
+  if (!st) return NULL;
+  st->priv = MPI_COMM_NULL;
+  if (PMPI_Comm_set_attr(comm, comm_keyval, st) != MPI_SUCCESS) {
+    free(st);
+    return NULL;
+  }
+  return st;
+}
+
+void state_release(MPI_Comm comm) {
+  if (state_get(comm, 0)) PMPI_Comm_delete_attr(comm, comm_keyval);
+}
+
+int state_priv(collc_state *st, MPI_Comm comm) {
+  if (st->priv != MPI_COMM_NULL) return MPI_SUCCESS;
+  MPI_Group g;
+  int rc = PMPI_Comm_group(comm, &g);
+  if (rc) return rc;
+  rc = PMPI_Comm_create(comm, g, &st->priv); /* unlike dup, copies no attributes */
+  PMPI_Group_free(&g);
+  if (!rc) PMPI_Comm_set_errhandler(st->priv, MPI_ERRORS_RETURN);
+  return rc;
+}
+
+int state_add_family(collc_state *st, int n, int stride, MPI_Comm gcomm) {
+  if (st->nfam == STATE_MAX_FAMILIES) return MPI_ERR_NO_MEM;
+  st->fam[st->nfam++] = (family){n, stride, gcomm};
+  return MPI_SUCCESS;
+}
+
+int state_group_comms(collc_state *st, const collc_prog *P, MPI_Comm *out) {
+  for (int g = 0; g < P->ngroups; g++) {
+    const collc_group *G = &P->groups[g];
+    int f = 0;
+    while (f < st->nfam && !(st->fam[f].n == G->n && st->fam[f].stride == G->stride)) f++;
+    if (f == st->nfam) {
+      MPI_Comm c;
+      int rc = PMPI_Comm_split(st->priv, G->base, (P->spec.rank - G->base) / G->stride, &c);
+      if (rc) return rc;
+      PMPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+      if ((rc = state_add_family(st, G->n, G->stride, c))) {
+        PMPI_Comm_free(&c);
+        return rc;
+      }
+    }
+    out[g] = st->fam[f].comm;
+  }
+  return MPI_SUCCESS;
+}
+
+static int key_equal(const plan_key *a, const plan_key *b) {
+  return a->coll == b->coll && a->in_place == b->in_place && a->scount == b->scount &&
+         a->rcount == b->rcount && a->stype == b->stype && a->rtype == b->rtype &&
+         a->sserial == b->sserial && a->rserial == b->rserial && !strcmp(a->algo, b->algo);
+}
+
+collc_plan *state_lookup(collc_state *st, const plan_key *key) {
+  for (int i = 0; i < st->ncache; i++)
+    if (key_equal(&st->cache[i].key, key)) {
+      __typeof__(st->cache[0]) hit = st->cache[i];
+      memmove(&st->cache[1], &st->cache[0], (size_t)i * sizeof st->cache[0]);
+      st->cache[0] = hit;
+      return hit.plan;
+    }
+  return NULL;
+}
+
+void state_insert(collc_state *st, const plan_key *key, collc_plan *plan) {
+  if (st->ncache == STATE_MAX_PLANS) plan_free(st->cache[--st->ncache].plan);
+  memmove(&st->cache[1], &st->cache[0], (size_t)st->ncache * sizeof st->cache[0]);
+  st->cache[0].key = *key;
+  st->cache[0].plan = plan;
+  st->ncache++;
+}
+
+long type_serial(MPI_Datatype t) {
+  int ni, na, nd, comb, flag = 0;
+  void *v = NULL;
+  if (t == MPI_DATATYPE_NULL ||
+      PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS ||
+      comb == MPI_COMBINER_NAMED)
+    return 0;
+  if (type_keyval == MPI_KEYVAL_INVALID &&
+      PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &type_keyval,
+                              NULL))
+    return -1;
+  if (PMPI_Type_get_attr(t, type_keyval, &v, &flag) == MPI_SUCCESS && flag)
+    return (long)(intptr_t)v;
+  long s = __atomic_fetch_add(&type_next_serial, 1, __ATOMIC_RELAXED);
+  PMPI_Type_set_attr(t, type_keyval, (void *)(intptr_t)s);
+  return s;
+}

@@ -1,0 +1,25 @@
+/* stats.c - per-process counts of collective calls by algorithm
+ * (COLLC_STATS=1), printed by world rank 0 at MPI_Finalize. */
+#include <stdio.h>
+#include "internal.h"
+
+#define STATS_MAX_ALGOS 64
+
+static struct {
+  long long calls, bytes;
+} stats[COLLC_COLL_COUNT][STATS_MAX_ALGOS];
+
+void stats_add(int coll, int algo, long long bytes) {
+  if (coll < 0 || coll >= COLLC_COLL_COUNT || algo < 0 || algo >= STATS_MAX_ALGOS) return;
+  __atomic_fetch_add(&stats[coll][algo].calls, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&stats[coll][algo].bytes, bytes, __ATOMIC_RELAXED);
+}
+
+void stats_print(void) {
+  for (int c = 0; c < COLLC_COLL_COUNT; c++)
+    for (int a = 0; a < algo_count && a < STATS_MAX_ALGOS; a++)
+      if (stats[c][a].calls)
+        fprintf(stderr, "collc-stats: %s %s calls=%lld bytes=%lld\n", coll_name(c),
+                algo_registry[a]->name, stats[c][a].calls, stats[c][a].bytes);
+  fflush(stderr);
+}

@@ -1,0 +1,35 @@
+/* config.c - read COLLC_* environment variables once. */
+#include <ctype.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "config.h"
+
+static collc_config cfg;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+/* 1 if variable name is set to something other than "" or "0". */
+static int env_flag(const char *name) {
+  const char *v = getenv(name);
+  return v && *v && strcmp(v, "0") != 0;
+}
+
+static void config_read(void) {
+  cfg.disable = env_flag("COLLC_DISABLE");
+  cfg.stats = env_flag("COLLC_STATS");
+  for (int c = 0; c < COLLC_COLL_COUNT; c++) {
+    char name[64] = "COLLC_";
+    size_t n = strlen(name);
+    for (const char *s = coll_name(c); *s && n < sizeof name - 1; s++)
+      name[n++] = (char)toupper((unsigned char)*s);
+    name[n] = 0;
+    const char *v = getenv(name);
+    snprintf(cfg.algorithm[c], sizeof cfg.algorithm[c], "%s", v ? v : "");
+  }
+}
+
+const collc_config *config_get(void) {
+  pthread_once(&once, config_read);
+  return &cfg;
+}

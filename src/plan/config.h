@@ -1,0 +1,16 @@
+/* config.h - environment configuration, read once per process. */
+#ifndef COLLC_CONFIG_H
+#define COLLC_CONFIG_H
+
+#include "../ir/ir.h"
+
+typedef struct {
+  int disable;                          /* COLLC_DISABLE=1: pure pass-through */
+  int stats;                            /* COLLC_STATS=1: per-algorithm counts at finalize */
+  char algorithm[COLLC_COLL_COUNT][128]; /* COLLC_<COLLECTIVE>, "" when unset */
+} collc_config;
+
+/* The configuration, read from the environment on first use. */
+const collc_config *config_get(void);
+
+#endif

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# tests/run.sh - run every collc test; called by `make check` after building
+# build-openmpi/ and build-mpich/.
+#
+#   tests/run.sh [regex]    only cases whose name matches regex
+#
+# Prints PASS/FAIL per case (with the failing output's tail) and ends with
+# the line "N passed, N failed"; exits 1 if anything failed.
+set -u
+cd "$(dirname "$0")/.."
+FILTER=${1:-}
+OMPI=build-openmpi
+MPICH=build-mpich
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Open MPI: oversubscribed, yielding; its AVX-512 ops are wrong for 8-bit sums here.
+OMPIRUN=(mpirun.openmpi --oversubscribe --bind-to none --mca mpi_yield_when_idle 1
+         --mca op ^avx --mca btl_vader_single_copy_mechanism none -np)
+MPICHRUN=(mpirun.mpich -n)
+pass=0
+fail=0
+failed=()
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+
+# run_case NAME TIMEOUT CMD... : one test case; passes if CMD exits 0.
+run_case() {
+  local name=$1 limit=$2
+  shift 2
+  [[ -n $FILTER && ! $name =~ $FILTER ]] && return 0
+  local t0=$SECONDS out="$log/out"
+  if timeout "$limit" "$@" >"$out" 2>&1; then
+    pass=$((pass + 1))
+    printf 'PASS %-48s %3ds\n' "$name" $((SECONDS - t0))
+  else
+    fail=$((fail + 1))
+    failed+=("$name")
+    printf 'FAIL %-48s %3ds (exit %s)\n' "$name" $((SECONDS - t0)) "$?"
+    tail -n 15 "$out" | sed 's/^/     | /'
+  fi
+}
+
+# golden FILE: line 1 is "# collc-explain ARGS"; the rest is the expected output.
+golden() {
+  local args
+  args=$(head -n 1 "$1" | sed -n 's/^# collc-explain //p')
+  # shellcheck disable=SC2086
+  diff -u <(tail -n +2 "$1") <("$OMPI/bin/collc-explain" $args)
+}
+
+# stats_case NAME NP ENV... PROGRAM: the program passes and rank 0 printed
+# the expected collc-stats line (last ENV word EXPECT=<regex>).
+expect_stats() {
+  local want=$1
+  shift
+  local out
+  out=$("$@" 2>&1) || { echo "$out"; return 1; }
+  grep -Eq "$want" <<<"$out" || { echo "$out"; echo "missing stats line: $want"; return 1; }
+}
+
+echo "== unit tests (no MPI)"
+for t in "$OMPI"/tests/unit_*; do
+  run_case "unit/${t##*/unit_}" 300 "$t"
+done
+
+echo "== golden explain listings"
+for g in tests/golden/*.txt; do
+  run_case "golden/$(basename "$g" .txt)" 30 golden "$g"
+done
+
+echo "== MPI tests, Open MPI"
+for np in 1 2 3 4 5 6 7 8 9 10 11 12; do
+  run_case "openmpi/alltoall np=$np" 300 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_alltoall"
+done
+for np in 1 2 4 6 8; do
+  run_case "openmpi/factorize np=$np" 120 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_factorize"
+done
+for np in 1 3; do
+  run_case "openmpi/errors np=$np" 60 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_errors"
+done
+run_case "openmpi/preload stats np=6" 120 expect_stats \
+  '^collc-stats: alltoall torus calls=[1-9][0-9]* bytes=[1-9]' \
+  env COLLC_STATS=1 COLLC_ALLTOALL=torus:d=2 \
+  "${OMPIRUN[@]}" 6 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_alltoall_preload"
+run_case "openmpi/preload disabled np=4" 120 env COLLC_DISABLE=1 COLLC_STATS=1 \
+  COLLC_ALLTOALL=bruck "${OMPIRUN[@]}" 4 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" \
+  "$OMPI/tests/mpi_alltoall_preload"
+
+echo "== MPI tests, MPICH (fewer cases: MPICH is slow when oversubscribed)"
+for np in 1 2 3 5 6 8; do
+  run_case "mpich/alltoall np=$np" 300 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
+    "$MPICH/tests/mpi_alltoall"
+done
+for np in 1 4 6; do
+  run_case "mpich/factorize np=$np" 120 "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_factorize"
+done
+run_case "mpich/errors np=2" 60 "${MPICHRUN[@]}" 2 "$MPICH/tests/mpi_errors"
+run_case "mpich/preload stats np=4" 120 expect_stats \
+  '^collc-stats: alltoall bruck calls=[1-9][0-9]* bytes=[1-9]' \
+  env COLLC_STATS=1 COLLC_ALLTOALL=bruck:3 LD_PRELOAD="$PWD/$MPICH/libcollc.so" \
+  "${MPICHRUN[@]}" 4 "$MPICH/tests/mpi_alltoall_preload"
+
+echo
+echo "$pass passed, $fail failed"
+for f in "${failed[@]+"${failed[@]}"}"; do echo "  failed: $f"; done
+[[ $fail -eq 0 ]]
