@@ -280,7 +280,7 @@ static int setup_rank(vstate *V, int r) {
   return X->slot_req ? 0 : -1;
 }
 
-static void free_state(vstate *V) {
+static void free_state(vstate *V, int own_programs) {
   for (int r = 0; r < V->p && V->R; r++) {
     for (int b = 0; b < BUF_COUNT; b++) {
       free(V->R[r].tok[b]);
@@ -288,15 +288,17 @@ static void free_state(vstate *V) {
       free(V->R[r].wr[b]);
     }
     free(V->R[r].slot_req);
-    prog_free(V->R[r].P);
+    if (own_programs) prog_free(V->R[r].P);
   }
   for (int i = 0; i < V->nrdv; i++) free(V->rdv[i].ranks);
   free(V->R), free(V->req), free(V->rdv), free(V->xa), free(V->xb);
   free(V->sq), free(V->sqt), free(V->rq), free(V->rqt);
 }
 
-/* Compile all ranks' programs and allocate the state; 0 or -1. */
-static int setup(vstate *V, const collc_spec *s, const collc_choice *c) {
+/* Allocate the state for programs progs[0..p-1] (given, or compiled from c
+ * when progs is NULL); 0 or -1. */
+static int setup(vstate *V, const collc_spec *s, const collc_choice *c,
+                 collc_prog *const progs[]) {
   int p = V->p = s->p;
   size_t pp = (size_t)p * (size_t)p;
   V->R = calloc((size_t)p, sizeof *V->R);
@@ -310,9 +312,9 @@ static int setup(vstate *V, const collc_spec *s, const collc_choice *c) {
     collc_spec sr = *s;
     char why[200];
     sr.rank = r;
-    V->R[r].P = choice_compile(&sr, c, why, sizeof why);
+    V->R[r].P = progs ? progs[r] : choice_compile(&sr, c, why, sizeof why);
     if (!V->R[r].P) {
-      verr(V, "rank %d: %s", r, why);
+      verr(V, "rank %d: %s", r, progs ? "no program" : why);
       return -1;
     }
     if (setup_rank(V, r)) return -1;
@@ -355,12 +357,14 @@ static void run_all(vstate *V) {
     }
 }
 
-int verify_choice(const collc_spec *s, const collc_choice *c, verify_report *R) {
+/* Run the p programs of spec s (compiled from c, or given) and check them. */
+static int verify(const collc_spec *s, const collc_choice *c, collc_prog *const progs[],
+                  verify_report *R) {
   vstate V;
   memset(&V, 0, sizeof V);
   memset(R, 0, sizeof *R);
   V.rep = R;
-  if (setup(&V, s, c) == 0) {
+  if (setup(&V, s, c, progs) == 0) {
     run_all(&V);
     if (!R->deadlock && s->coll == COLLC_COLL_ALLTOALL) check_alltoall(&V);
     for (int r = 0; r < V.p; r++)
@@ -368,7 +372,15 @@ int verify_choice(const collc_spec *s, const collc_choice *c, verify_report *R) 
   } else if (!R->errors) {
     verr(&V, "out of memory");
   }
-  free_state(&V);
+  free_state(&V, progs == NULL);
   R->ok = R->errors == 0;
   return R->ok;
+}
+
+int verify_choice(const collc_spec *s, const collc_choice *c, verify_report *R) {
+  return verify(s, c, NULL, R);
+}
+
+int verify_programs(const collc_spec *s, collc_prog *const progs[], verify_report *R) {
+  return verify(s, NULL, progs, R);
 }

@@ -23,4 +23,9 @@ typedef struct {
  * every output unit holds exactly the right input unit. Returns R->ok. */
 int verify_choice(const collc_spec *s, const collc_choice *c, verify_report *R);
 
+/* The same checks on given programs: progs[r] is rank r's finalized program
+ * for spec s (all must share s but for rank). The programs stay the caller's.
+ * Lets tests prove the verifier catches hand-broken schedules. */
+int verify_programs(const collc_spec *s, collc_prog *const progs[], verify_report *R);
+
 #endif
