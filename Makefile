@@ -14,6 +14,9 @@ CFLAGS  ?= -O2 -g
 WERROR  ?= -Werror
 VERSION := 0.1.0
 
+# V=1 shows full commands.
+Q := $(if $(V),,@)
+
 CPPFLAGS += -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L
 XCFLAGS  := -std=c11 -Wall -Wextra $(WERROR) -fPIC -pthread
 LDLIBS   += -lm -pthread
@@ -36,36 +39,43 @@ tests: all $(TEST_BIN)
 
 $(BUILD)/obj/%.o: %.c $(wildcard include/*.h src/*/*.h)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) -c $< -o $@
+	@$(if $(V),,echo "  CC      $<")
+	$(Q)$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/libcollc.so: $(LIB_OBJ)
-	$(MPICC) -shared -Wl,-soname,libcollc.so $(CFLAGS) -o $@ $^ $(LDLIBS)
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(MPICC) -shared -Wl,-soname,libcollc.so $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/libcollc.a: $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	@$(if $(V),,echo "  AR      $@")
+	$(Q)ar rcs $@ $^
 
 # Tools and tests link the static library, so they run without LD_LIBRARY_PATH.
 $(BUILD)/bin/%: tools/%.c $(BUILD)/libcollc.a
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) $< -o $@ $(BUILD)/libcollc.a $(LDLIBS)
+	@$(if $(V),,echo "  LINK    $@")
+	$(Q)$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) $< -o $@ $(BUILD)/libcollc.a $(LDLIBS)
 
 $(BUILD)/tests/unit_%: tests/unit/%.c $(BUILD)/libcollc.a
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) $< -o $@ $(BUILD)/libcollc.a $(LDLIBS)
+	@$(if $(V),,echo "  LINK    $@")
+	$(Q)$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) $< -o $@ $(BUILD)/libcollc.a $(LDLIBS)
 
 # MPI tests: *_preload.c are "unmodified programs" (no collc at link time).
 $(BUILD)/tests/mpi_%_preload: tests/mpi/%_preload.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(XCFLAGS) $(CFLAGS) $< -o $@ $(LDLIBS)
+	@$(if $(V),,echo "  LINK    $@")
+	$(Q)$(MPICC) $(XCFLAGS) $(CFLAGS) $< -o $@ $(LDLIBS)
 
 $(BUILD)/tests/mpi_%: tests/mpi/%.c $(BUILD)/libcollc.a
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) $< -o $@ $(BUILD)/libcollc.a $(LDLIBS)
+	@$(if $(V),,echo "  LINK    $@")
+	$(Q)$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) $< -o $@ $(BUILD)/libcollc.a $(LDLIBS)
 
 $(BUILD)/collc.pc: Makefile
 	@mkdir -p $(BUILD)
-	printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: collc\nDescription: compiled MPI collectives\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lcollc\n' \
+	@printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: collc\nDescription: compiled MPI collectives\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lcollc\n' \
 	  '$(PREFIX)' '$(VERSION)' > $@
 
 deps:

@@ -88,13 +88,14 @@ typedef struct collc_prog {
   collc_spec spec;
   char algo[96];              /* resolved algorithm, e.g. "torus:4x5:linear" */
   collc_instr *ins;
-  int nins, cap_ins;
+  int nins;
   collc_shape *shapes;
-  int nshapes, cap_shapes;
+  int nshapes;
   int64_t *pool;
-  int64_t npool, cap_pool;
+  int64_t npool;
   collc_group *groups;
-  int ngroups, cap_groups;
+  int ngroups;
+  int64_t cap_ins, cap_shapes, cap_pool, cap_groups; /* allocated elements */
   int nslots;                 /* request slots needed */
   int open_lo, open_hi;       /* builder: outstanding slots */
   int64_t tmp_units;          /* scratch units needed */
@@ -110,6 +111,10 @@ void prog_free(collc_prog *P);
 /* Record the first failure; later failures and appends are ignored. */
 void prog_fail(collc_prog *P, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Make room for `need` elements of size elem in *arr (capacity *cap),
+ * doubling; 0, or -1 with a sticky out-of-memory error naming what. */
+int prog_reserve(collc_prog *P, void **arr, int64_t *cap, int64_t need, size_t elem,
+                 const char *what);
 /* Units in buffer buf for this program (SEND/RECV from the collective). */
 int64_t prog_buf_units(const collc_prog *P, int buf);
 

@@ -82,19 +82,27 @@ int64_t prog_buf_units(const collc_prog *P, int buf) {
   }
 }
 
+int prog_reserve(collc_prog *P, void **arr, int64_t *cap, int64_t need, size_t elem,
+                 const char *what) {
+  if (P->err) return -1;
+  if (need <= *cap) return 0;
+  int64_t n = *cap ? *cap : 8;
+  while (n < need) n *= 2;
+  void *a = realloc(*arr, (size_t)n * elem);
+  if (!a) {
+    prog_fail(P, COLLC_ENOMEM, "out of memory for %s", what);
+    return -1;
+  }
+  *arr = a;
+  *cap = n;
+  return 0;
+}
+
 /* Append one instruction; returns it (zeroed) or NULL after a failure. */
 static collc_instr *append(collc_prog *P, int op) {
-  if (P->err) return NULL;
-  if (P->nins == P->cap_ins) {
-    int cap = P->cap_ins ? 2 * P->cap_ins : 16;
-    collc_instr *ins = realloc(P->ins, (size_t)cap * sizeof *ins);
-    if (!ins) {
-      prog_fail(P, COLLC_ENOMEM, "out of memory for instructions");
-      return NULL;
-    }
-    P->ins = ins;
-    P->cap_ins = cap;
-  }
+  if (prog_reserve(P, (void **)&P->ins, &P->cap_ins, P->nins + 1, sizeof *P->ins,
+                   "instructions"))
+    return NULL;
   collc_instr *I = &P->ins[P->nins++];
   memset(I, 0, sizeof *I);
   I->op = (uint8_t)op;
@@ -172,16 +180,9 @@ int prog_group(collc_prog *P, int n, int base, int stride) {
               stride, P->spec.p);
     return -1;
   }
-  if (P->ngroups == P->cap_groups) {
-    int cap = P->cap_groups ? 2 * P->cap_groups : 4;
-    collc_group *g = realloc(P->groups, (size_t)cap * sizeof *g);
-    if (!g) {
-      prog_fail(P, COLLC_ENOMEM, "out of memory for groups");
-      return -1;
-    }
-    P->groups = g;
-    P->cap_groups = cap;
-  }
+  if (prog_reserve(P, (void **)&P->groups, &P->cap_groups, P->ngroups + 1,
+                   sizeof *P->groups, "groups"))
+    return -1;
   P->groups[P->ngroups] = (collc_group){n, base, stride};
   return P->ngroups++;
 }

@@ -9,17 +9,9 @@
 
 /* Reserve n pool entries; returns the first index or -1. */
 static int64_t pool_take(collc_prog *P, int64_t n) {
-  if (P->npool + n > P->cap_pool) {
-    int64_t cap = P->cap_pool ? P->cap_pool : 64;
-    while (cap < P->npool + n) cap *= 2;
-    int64_t *pool = realloc(P->pool, (size_t)cap * sizeof *pool);
-    if (!pool) {
-      prog_fail(P, COLLC_ENOMEM, "out of memory for shapes");
-      return -1;
-    }
-    P->pool = pool;
-    P->cap_pool = cap;
-  }
+  if (prog_reserve(P, (void **)&P->pool, &P->cap_pool, P->npool + n, sizeof *P->pool,
+                   "shapes"))
+    return -1;
   int64_t at = P->npool;
   P->npool += n;
   return at;
@@ -37,16 +29,9 @@ static int intern(collc_prog *P, collc_shape S, const int64_t *data) {
   if (P->err) return -1;
   for (int i = 0; i < P->nshapes; i++)
     if (same_shape(P, &P->shapes[i], &S, data)) return i;
-  if (P->nshapes == P->cap_shapes) {
-    int cap = P->cap_shapes ? 2 * P->cap_shapes : 8;
-    collc_shape *sh = realloc(P->shapes, (size_t)cap * sizeof *sh);
-    if (!sh) {
-      prog_fail(P, COLLC_ENOMEM, "out of memory for shapes");
-      return -1;
-    }
-    P->shapes = sh;
-    P->cap_shapes = cap;
-  }
+  if (prog_reserve(P, (void **)&P->shapes, &P->cap_shapes, P->nshapes + 1,
+                   sizeof *P->shapes, "shapes"))
+    return -1;
   int64_t at = pool_take(P, 2 * (int64_t)S.nlev);
   if (at < 0) return -1;
   memcpy(P->pool + at, data, 2 * (size_t)S.nlev * sizeof *data);
