@@ -1,0 +1,493 @@
+/* collc-bench - time MPI_Alltoall variants the way Träff's torus all-to-all
+ * paper does (section 5): per count, 8 warm-ups then 40 repetitions, each
+ * after a double barrier; a repetition's time is the slowest rank's; the
+ * minimum and median over repetitions are reported, in microseconds.
+ *
+ *   mpirun -np P collc-bench [-c COUNTS] [-a ALGOS]... [-w N] [-r N]
+ *                            [-l COUNT:REPS] [-o FILE.csv]
+ *
+ *   -c COUNTS      MPI_INT per process, comma separated (default 1,10,100,1000,10000)
+ *   -a ALGOS       variants, ';' separated or repeated -a, e.g. -a 'torus:4x2:native;bruck:2'
+ *                  (default: native, torus with d = 2, 3, 4, ceil(log2 p) factors from
+ *                  collc_dims_create, each with components native and linear, pairwise,
+ *                  linear, bruck:2). native is always measured: it is the baseline.
+ *   -w N           warm-ups per variant and count (default 8)
+ *   -r N           repetitions per variant and count (default 40)
+ *   -l COUNT:REPS  use REPS repetitions for counts >= COUNT (default: off)
+ *   -o FILE        also write CSV: collective,p,count,bytes,variant,min_us,median_us,
+ *                  native_min_us,speedup
+ *
+ * "native" is PMPI_Alltoall itself; every other variant runs through
+ * collc_alltoall_algo. Before timing, each variant's result is checked once
+ * against PMPI_Alltoall; a variant that differs is reported WRONG and not
+ * timed (exit status 3). Barriers and reductions use PMPI_ so that no
+ * interposed wrapper is timed. Exit status 0 ok, 2 bad arguments. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "collc.h"
+#include "algo/algo.h"
+
+#define MAXV 64    /* variants */
+#define MAXC 64    /* counts */
+#define TEXTLEN 128
+
+enum { V_OK = 0, V_WRONG, V_UNFIT };
+
+typedef struct {
+  char text[TEXTLEN];
+  int native;             /* PMPI_Alltoall */
+  int status;             /* V_* at the current count */
+  double min_us, med_us;  /* at the current count (rank 0) */
+} variant;
+
+typedef struct {
+  long counts[MAXC];
+  int ncounts;
+  variant v[MAXV];
+  int nv;
+  int warm, reps;
+  long large_count; /* -l: counts >= large_count use large_reps; 0 = off */
+  int large_reps;
+  const char *csv;
+  char skipped[1024]; /* default torus factorisations left out, and why */
+  char unfit[1024];   /* -a variants that do not fit p, and why */
+} options;
+
+/* Buffers of one run, allocated once for the largest count. */
+typedef struct {
+  int *send, *recv, *ref;
+  double *times, *maxtimes;
+  MPI_Comm comm;
+  int p, rank;
+} bench;
+
+/* Print usage to stderr. */
+static void usage(void) {
+  fprintf(stderr,
+          "usage: collc-bench [-c COUNTS] [-a ALGOS]... [-w N] [-r N] [-l COUNT:REPS] [-o FILE]\n"
+          "  -c 1,10,100   MPI_INT per process (default 1,10,100,1000,10000)\n"
+          "  -a 'A;B'      variants (';' separated or repeated), e.g. torus:4x2:native;bruck:2\n"
+          "  -w N -r N     warm-ups and repetitions (default 8 and 40)\n"
+          "  -l C:R        R repetitions for counts >= C\n"
+          "  -o FILE       CSV output\n");
+}
+
+/* Parse a non-negative integer in [0, max] from s; -1 if it is not one. */
+static long parse_long(const char *s, long max) {
+  char *end;
+  long v = strtol(s, &end, 10);
+  return (!*s || *end || v < 0 || v > max) ? -1 : v;
+}
+
+/* Parse comma-separated counts into o->counts; 0 or -1. */
+static int parse_counts(const char *s, options *o) {
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", s);
+  o->ncounts = 0;
+  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    long c = parse_long(t, INT32_MAX);
+    if (c < 0 || o->ncounts == MAXC) return -1;
+    o->counts[o->ncounts++] = c;
+  }
+  return o->ncounts ? 0 : -1;
+}
+
+/* Append variant text to o unless already there; 0 or -1 (full, too long). */
+static int add_variant(options *o, const char *text) {
+  for (int i = 0; i < o->nv; i++)
+    if (!strcmp(o->v[i].text, text)) return 0;
+  if (o->nv == MAXV || strlen(text) >= TEXTLEN || !*text) return -1;
+  variant *v = &o->v[o->nv++];
+  memset(v, 0, sizeof *v);
+  snprintf(v->text, sizeof v->text, "%s", text);
+  v->native = !strcmp(text, "native");
+  return 0;
+}
+
+/* Add the ';'-separated variants of s to o; 0 or -1. */
+static int add_variants(options *o, const char *s) {
+  char buf[2048];
+  snprintf(buf, sizeof buf, "%s", s);
+  for (char *save = NULL, *t = strtok_r(buf, ";", &save); t; t = strtok_r(NULL, ";", &save))
+    if (add_variant(o, t)) return -1;
+  return 0;
+}
+
+/* The factors of p into d balanced dims as "AxBx...": all of them into full,
+ * those > 1 into buf; returns the number of factors > 1, or -1 on error. */
+static int torus_dims_text(int p, int d, char *full, char *buf, size_t len) {
+  int dims[64] = {0}, n = 0;
+  size_t at = 0, fat = 0;
+  full[0] = buf[0] = 0;
+  if (d > 64 || collc_dims_create(p, d, dims) != MPI_SUCCESS) return -1;
+  for (int i = 0; i < d && fat < len; i++)
+    fat += (size_t)snprintf(full + fat, len - fat, "%s%d", i ? "x" : "", dims[i]);
+  for (int i = 0; i < d; i++)
+    if (dims[i] > 1 && at < len) {
+      at += (size_t)snprintf(buf + at, len - at, "%s%d", n ? "x" : "", dims[i]);
+      n++;
+    }
+  return n;
+}
+
+/* Why default torus factorisation t (n factors > 1) is left out, given the
+ * n_seen earlier ones; NULL if it is kept. */
+static const char *torus_skip_reason(const char *t, int n, char seen[][TEXTLEN], int n_seen) {
+  if (n < 2) return "at most one factor > 1";
+  for (int j = 0; j < n_seen; j++)
+    if (!strcmp(seen[j], t)) return "same rounds as an earlier one";
+  return NULL;
+}
+
+/* The default variant set for p processes (see the file header); the torus
+ * factorisations left out are listed in o->skipped. */
+static void default_variants(int p, options *o) {
+  int ds[4] = {2, 3, 4, 0}, n_seen = 0;
+  char seen[4][TEXTLEN], full[TEXTLEN], t[TEXTLEN], text[TEXTLEN + 32];
+  while ((1L << ds[3]) < p) ds[3]++; /* ceil(log2 p) */
+  add_variant(o, "native");
+  for (int k = 0; k < 4; k++) {
+    size_t at = strlen(o->skipped);
+    const char *sep = at ? ", " : "";
+    if (k == 3 && ds[3] <= 4) {
+      snprintf(o->skipped + at, sizeof o->skipped - at, "%storus d=ceil(log2 p)=%d (%s)", sep,
+               ds[3], ds[3] < 2 ? "fewer than 2 dims" : "same d as above");
+      continue;
+    }
+    int n = torus_dims_text(p, ds[k], full, t, sizeof t);
+    const char *why = torus_skip_reason(t, n, seen, n_seen);
+    if (why) {
+      snprintf(o->skipped + at, sizeof o->skipped - at, "%storus d=%d (%s: %s)", sep, ds[k],
+               full, why);
+      continue;
+    }
+    snprintf(seen[n_seen++], TEXTLEN, "%s", t);
+    snprintf(text, sizeof text, "torus:%s:native", t);
+    add_variant(o, text);
+    snprintf(text, sizeof text, "torus:%s:linear", t);
+    add_variant(o, text);
+  }
+  add_variants(o, "pairwise;linear;bruck:2");
+}
+
+/* Parse -l COUNT:REPS into o; 0 or -1. */
+static int parse_large(const char *s, options *o) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%s", s);
+  char *colon = strchr(buf, ':');
+  if (!colon) return -1;
+  *colon = 0;
+  long c = parse_long(buf, INT32_MAX), r = parse_long(colon + 1, 1000000);
+  if (c < 0 || r < 1) return -1;
+  o->large_count = c, o->large_reps = (int)r;
+  return 0;
+}
+
+/* Check every variant's syntax (bad: message on rank 0, return 2) and
+ * drop those that do not fit p processes, listing them in o->unfit; 0. */
+static int validate_variants(options *o, int p, int rank) {
+  collc_spec spec = {COLLC_COLL_ALLTOALL, p, rank, 1, 4, 0};
+  int kept = 0;
+  for (int i = 0; i < o->nv; i++) {
+    collc_choice c;
+    char why[200];
+    if (choice_parse(COLLC_COLL_ALLTOALL, o->v[i].text, &c, why, sizeof why)) {
+      if (rank == 0) fprintf(stderr, "collc-bench: bad variant '%s': %s\n", o->v[i].text, why);
+      return 2;
+    }
+    if (choice_resolve(&spec, &c, why, sizeof why) == 0) {
+      o->v[kept++] = o->v[i];
+      continue;
+    }
+    size_t at = strlen(o->unfit);
+    snprintf(o->unfit + at, sizeof o->unfit - at, "%s%s (%s)", at ? ", " : "", o->v[i].text,
+             why);
+  }
+  o->nv = kept;
+  return 0;
+}
+
+/* Apply option opt with argument arg to o; 0, or -1 if it is bad. */
+static int apply_option(int opt, const char *arg, options *o, int *explicit) {
+  long n = arg ? parse_long(arg, 1000000) : 0;
+  switch (opt) {
+  case 'c': return parse_counts(arg, o);
+  case 'a': *explicit = 1; return add_variants(o, arg);
+  case 'w': o->warm = (int)n; return n >= 0 ? 0 : -1;
+  case 'r': o->reps = (int)n; return n >= 1 ? 0 : -1;
+  case 'l': return parse_large(arg, o);
+  case 'o': o->csv = arg; return 0;
+  default: return -1;
+  }
+}
+
+/* Parse the command line into o (identically on every rank); 0, or 2 for
+ * bad arguments, 1 for -h. */
+static int parse_options(int argc, char **argv, int p, options *o) {
+  int opt, explicit = 0, rank;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  opterr = rank == 0;
+  memset(o, 0, sizeof *o);
+  o->warm = 8, o->reps = 40;
+  parse_counts("1,10,100,1000,10000", o);
+  add_variant(o, "native");
+  while ((opt = getopt(argc, argv, "c:a:w:r:l:o:h")) != -1)
+    if (apply_option(opt, optarg, o, &explicit)) return opt == 'h' ? 1 : 2;
+  if (optind != argc) return 2;
+  if (!explicit) default_variants(p, o);
+  for (int i = 0; i < o->ncounts; i++)
+    if (o->counts[i] > INT32_MAX / p) {
+      if (rank == 0)
+        fprintf(stderr, "collc-bench: count %ld too large for p=%d\n", o->counts[i], p);
+      return 2;
+    }
+  return validate_variants(o, p, rank);
+}
+
+/* Repetitions for count (the -l rule). */
+static int reps_for(const options *o, long count) {
+  return o->large_count && count >= o->large_count ? o->large_reps : o->reps;
+}
+
+/* The MPI library's name and version, one line, into buf. */
+static void library_name(char *buf, size_t len) {
+  char v[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+  int n = 0;
+  MPI_Get_library_version(v, &n);
+  v[strcspn(v, "\n")] = 0;
+  if (!strncmp(v, "MPICH Version:", 14)) {
+    const char *s = v + 14;
+    while (*s == ' ' || *s == '\t') s++;
+    snprintf(buf, len, "MPICH %.200s", s);
+    return;
+  }
+  v[strcspn(v, ",")] = 0;
+  snprintf(buf, len, "%.200s", v);
+}
+
+/* The distinct test value of element e of the block rank sends to rank j. */
+static int value(int rank, int j, long e, int p, long count) {
+  uint64_t x = ((uint64_t)rank * (uint64_t)p + (uint64_t)j) * (uint64_t)count + (uint64_t)e;
+  return (int)(uint32_t)(x * 2u + 1u); /* odd, distinct while 2*p*p*count < 2^32 */
+}
+
+/* Fill b->send with this rank's test input for count. */
+static void fill_send(bench *b, long count) {
+  for (int j = 0; j < b->p; j++)
+    for (long e = 0; e < count; e++)
+      b->send[(long)j * count + e] = value(b->rank, j, e, b->p, count);
+}
+
+/* One all-to-all of variant v on b's buffers; an MPI error code. */
+static int run_once(const variant *v, bench *b, int count) {
+  if (v->native)
+    return PMPI_Alltoall(b->send, count, MPI_INT, b->recv, count, MPI_INT, b->comm);
+  return collc_alltoall_algo(v->text, b->send, count, MPI_INT, b->recv, count, MPI_INT,
+                             b->comm);
+}
+
+/* 1 if every rank's flag is set (collective). */
+static int all_ranks(bench *b, int flag) {
+  int all = 0;
+  PMPI_Allreduce(&flag, &all, 1, MPI_INT, MPI_MIN, b->comm);
+  return all;
+}
+
+/* Check variant v once against b->ref (and that the input is intact); sets
+ * v->status. Collective. A wrong result is printed loudly by each bad rank. */
+static void check_variant(variant *v, bench *b, long count) {
+  long n = (long)b->p * count;
+  memset(b->recv, 0xA4, (size_t)n * sizeof(int)); /* even: never a test value */
+  int rc = run_once(v, b, (int)count);
+  if (!all_ranks(b, rc == MPI_SUCCESS)) {
+    char msg[MPI_MAX_ERROR_STRING] = "error on another rank";
+    int len;
+    if (rc != MPI_SUCCESS) MPI_Error_string(rc, msg, &len);
+    if (b->rank == 0)
+      fprintf(stderr, "collc-bench: %s does not run at count %ld (%s): skipped\n", v->text,
+              count, msg);
+    v->status = V_UNFIT;
+    return;
+  }
+  long bad = -1;
+  for (long i = 0; i < n && bad < 0; i++)
+    if (b->recv[i] != b->ref[i]) bad = i;
+  for (int j = 0; j < b->p && bad < 0; j++)
+    for (long e = 0; e < count && bad < 0; e++)
+      if (b->send[(long)j * count + e] != value(b->rank, j, e, b->p, count)) bad = -2 - j;
+  if (bad != -1)
+    fprintf(stderr, "collc-bench: *** WRONG RESULT *** %s count %ld rank %d: %s %ld\n",
+            v->text, count, b->rank, bad >= 0 ? "first bad element" : "send buffer changed, block",
+            bad >= 0 ? bad : -2 - bad);
+  v->status = all_ranks(b, bad == -1) ? V_OK : V_WRONG;
+}
+
+/* Compare doubles for qsort. */
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Time variant v at count: warm-ups, then reps timed repetitions after a
+ * double barrier each; rank 0 gets min and median of the per-repetition
+ * maximum over ranks (us). Collective. */
+static void time_variant(variant *v, bench *b, long count, int warm, int reps) {
+  int rc = MPI_SUCCESS;
+  for (int i = 0; i < warm + reps; i++) {
+    PMPI_Barrier(b->comm);
+    PMPI_Barrier(b->comm);
+    double t0 = MPI_Wtime();
+    rc |= run_once(v, b, (int)count);
+    double t = MPI_Wtime() - t0;
+    if (i >= warm) b->times[i - warm] = t;
+  }
+  if (!all_ranks(b, rc == MPI_SUCCESS)) {
+    if (b->rank == 0)
+      fprintf(stderr, "collc-bench: *** %s failed during timing at count %ld ***\n", v->text,
+              count);
+    v->status = V_WRONG;
+    return;
+  }
+  PMPI_Reduce(b->times, b->maxtimes, reps, MPI_DOUBLE, MPI_MAX, 0, b->comm);
+  if (b->rank != 0) return;
+  qsort(b->maxtimes, (size_t)reps, sizeof(double), cmp_double);
+  double med = reps % 2 ? b->maxtimes[reps / 2]
+                        : (b->maxtimes[reps / 2 - 1] + b->maxtimes[reps / 2]) / 2;
+  v->min_us = b->maxtimes[0] * 1e6;
+  v->med_us = med * 1e6;
+}
+
+/* Speedup text native_min / v_min into buf ("-" if undefined). */
+static const char *speedup(double native_min, const variant *v, char *buf, size_t len) {
+  if (v->status != V_OK || v->min_us <= 0 || native_min <= 0) return "-";
+  snprintf(buf, len, "%.2fx", native_min / v->min_us);
+  return buf;
+}
+
+/* Rank 0: print count's table rows and CSV rows (csv may be NULL). */
+static void report_count(const options *o, int p, long count, FILE *csv) {
+  double native_min = o->v[0].min_us, best = INFINITY;
+  int fastest = -1;
+  char sp[32];
+  for (int i = 0; i < o->nv; i++)
+    if (o->v[i].status == V_OK && o->v[i].min_us < best) best = o->v[i].min_us, fastest = i;
+  for (int i = 0; i < o->nv; i++) {
+    const variant *v = &o->v[i];
+    if (v->status != V_OK) {
+      printf("%8ld %8ld  %-24s %s\n", count, count * 4, v->text,
+             v->status == V_WRONG ? "*** WRONG RESULT: excluded ***" : "does not fit: excluded");
+      continue;
+    }
+    printf("%8ld %8ld  %-24s %10.2f %10.2f %8s%s\n", count, count * 4, v->text, v->min_us,
+           v->med_us, speedup(native_min, v, sp, sizeof sp), i == fastest ? "  <- fastest" : "");
+    if (csv)
+      fprintf(csv, "alltoall,%d,%ld,%ld,%s,%.3f,%.3f,%.3f,%.4f\n", p, count, count * 4, v->text,
+              v->min_us, v->med_us, native_min, v->min_us > 0 ? native_min / v->min_us : 0.0);
+  }
+  printf("\n");
+  fflush(stdout);
+}
+
+/* Measure every variant at count; returns the number of WRONG variants.
+ * Collective. */
+static int bench_count(options *o, bench *b, long count, FILE *csv) {
+  double t0 = MPI_Wtime();
+  int wrong = 0, reps = reps_for(o, count);
+  fill_send(b, count);
+  PMPI_Alltoall(b->send, (int)count, MPI_INT, b->ref, (int)count, MPI_INT, b->comm);
+  for (int i = 0; i < o->nv; i++) {
+    variant *v = &o->v[i];
+    v->status = V_OK;
+    check_variant(v, b, count);
+    if (v->status == V_OK) time_variant(v, b, count, o->warm, reps);
+    wrong += v->status == V_WRONG;
+  }
+  if (b->rank == 0) {
+    report_count(o, b->p, count, csv);
+    fprintf(stderr, "count %ld: %d variants, %.2f s\n", count, o->nv, MPI_Wtime() - t0);
+  }
+  return wrong;
+}
+
+/* Rank 0: the OSU-style header. */
+static void print_header(const options *o, int p) {
+  char lib[256];
+  library_name(lib, sizeof lib);
+  printf("# collc-bench alltoall, p=%d, %s, MPI_INT, %d warm-ups, %d reps", p, lib, o->warm,
+         o->reps);
+  if (o->large_count) printf(" (%d for counts >= %ld)", o->large_reps, o->large_count);
+  printf(", time = max over ranks, min and median over reps\n");
+  printf("# native = PMPI_Alltoall (the library's own); others via collc_alltoall_algo; "
+         "speedup = native min / variant min\n");
+  if (o->skipped[0]) printf("# skipped: %s\n", o->skipped);
+  if (o->unfit[0]) printf("# left out, do not fit p=%d: %s\n", p, o->unfit);
+  printf("#\n# %6s %8s  %-24s %10s %10s %8s\n", "count", "bytes", "variant", "min(us)",
+         "median(us)", "speedup");
+  fflush(stdout);
+}
+
+/* Allocate b's buffers for counts up to maxcount and reps repetitions; 0 or -1. */
+static int bench_alloc(bench *b, long maxcount, int reps) {
+  size_t n = (size_t)b->p * (size_t)maxcount + 1;
+  b->send = malloc(n * sizeof(int));
+  b->recv = malloc(n * sizeof(int));
+  b->ref = malloc(n * sizeof(int));
+  b->times = malloc((size_t)reps * sizeof(double));
+  b->maxtimes = malloc((size_t)reps * sizeof(double));
+  return b->send && b->recv && b->ref && b->times && b->maxtimes ? 0 : -1;
+}
+
+/* Free b's buffers and communicator. */
+static void bench_free(bench *b) {
+  free(b->send), free(b->recv), free(b->ref), free(b->times), free(b->maxtimes);
+  PMPI_Comm_free(&b->comm);
+}
+
+/* Set up b on a duplicate of MPI_COMM_WORLD (errors return); 0 or -1. */
+static int bench_init(bench *b, const options *o) {
+  long maxcount = 0;
+  int maxreps = o->large_count && o->large_reps > o->reps ? o->large_reps : o->reps;
+  memset(b, 0, sizeof *b);
+  PMPI_Comm_dup(MPI_COMM_WORLD, &b->comm);
+  PMPI_Comm_set_errhandler(b->comm, MPI_ERRORS_RETURN);
+  PMPI_Comm_size(b->comm, &b->p);
+  PMPI_Comm_rank(b->comm, &b->rank);
+  for (int i = 0; i < o->ncounts; i++)
+    if (o->counts[i] > maxcount) maxcount = o->counts[i];
+  return all_ranks(b, bench_alloc(b, maxcount, maxreps) == 0) ? 0 : -1;
+}
+
+/* Parse the options, measure every count, report; the exit status is 0, 2
+ * (bad arguments) or 3 (a WRONG variant). */
+int main(int argc, char **argv) {
+  static options o;
+  bench b;
+  int p, rank, wrong = 0;
+  MPI_Init(&argc, &argv);
+  PMPI_Comm_size(MPI_COMM_WORLD, &p);
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int rc = parse_options(argc, argv, p, &o);
+  if (rc || bench_init(&b, &o)) {
+    if (rank == 0 && rc) usage();
+    if (rank == 0 && !rc) fprintf(stderr, "collc-bench: out of memory\n");
+    MPI_Finalize();
+    return rc == 1 ? 0 : 2;
+  }
+  FILE *csv = NULL;
+  if (rank == 0 && o.csv && !(csv = fopen(o.csv, "w")))
+    fprintf(stderr, "collc-bench: cannot write %s\n", o.csv);
+  if (csv)
+    fprintf(csv, "collective,p,count,bytes,variant,min_us,median_us,native_min_us,speedup\n");
+  if (rank == 0) print_header(&o, p);
+  for (int i = 0; i < o.ncounts; i++) wrong += bench_count(&o, &b, o.counts[i], csv);
+  if (csv) fclose(csv);
+  if (rank == 0 && wrong)
+    fprintf(stderr, "collc-bench: *** %d WRONG variant result(s): see above ***\n", wrong);
+  bench_free(&b);
+  MPI_Finalize();
+  return wrong ? 3 : 0;
+}
