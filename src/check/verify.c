@@ -93,7 +93,8 @@ static void hazard(vstate *V, int r, int addr, collc_opnd o, int h) {
   }
 }
 
-/* Move the tokens of rank a's operand sa into rank b's operand db. */
+/* Move the tokens of rank a's operand sa into rank b's operand db; counts
+ * as sent by a unless a == b (a local copy). */
 static void transfer(vstate *V, int a, collc_opnd sa, int b, collc_opnd db, const char *what) {
   int64_t na = expand(V->R[a].P, sa, V->xa), nb = expand(V->R[b].P, db, V->xb);
   if (na != nb) {
@@ -103,7 +104,7 @@ static void transfer(vstate *V, int a, collc_opnd sa, int b, collc_opnd db, cons
   }
   int64_t *src = V->R[a].tok[sa.buf], *dst = V->R[b].tok[db.buf];
   for (int64_t i = 0; i < na; i++) dst[V->xb[i]] = src[V->xa[i]];
-  V->R[a].sent += na;
+  if (a != b) V->R[a].sent += na;
 }
 
 /* Pop the head of list (head, tail)[key]; -1 if empty. */
@@ -164,9 +165,15 @@ static void post(vstate *V, int r) {
 static int try_wait(vstate *V, int r) {
   vrank *X = &V->R[r];
   const collc_instr *I = &X->P->ins[X->pc];
-  for (int64_t s = I->slot; s < I->slot + I->n; s++)
-    if (!V->req[X->slot_req[s]].complete) return 0;
   for (int64_t s = I->slot; s < I->slot + I->n; s++) {
+    if (s < 0 || s >= X->P->nslots || X->slot_req[s] < 0) {
+      verr(V, "rank %d addr %d: waits on idle slot %lld", r, X->pc, (long long)s);
+      continue;
+    }
+    if (!V->req[X->slot_req[s]].complete) return 0;
+  }
+  for (int64_t s = I->slot; s < I->slot + I->n; s++) {
+    if (s < 0 || s >= X->P->nslots || X->slot_req[s] < 0) continue;
     const collc_instr *J = &X->P->ins[V->req[X->slot_req[s]].addr];
     if (J->op == COLLC_OP_SEND) hazard(V, r, X->pc, J->src, H_END_READ);
     else if (J->op == COLLC_OP_RECV) hazard(V, r, X->pc, J->dst, H_END_WRITE);
@@ -180,23 +187,32 @@ static collc_opnd shifted(collc_opnd o, int64_t by) {
   return o;
 }
 
-/* Execute a complete group rendezvous: member a's part b goes to b's part a. */
+/* Apply hazard action h to every part (member stride apart) of member a's
+ * src (which = 0) or dst operand. */
+static void group_parts(vstate *V, const vrdv *G, int a, int which, int h) {
+  int ra = G->g.base + a * G->g.stride;
+  const collc_instr *I = &V->R[ra].P->ins[V->R[ra].pc];
+  for (int b = 0; b < G->g.n; b++)
+    hazard(V, ra, V->R[ra].pc, shifted(which ? I->dst : I->src, b * I->n), h);
+}
+
+/* Execute a complete group rendezvous: member a's part b goes to b's part a.
+ * Sources are marked as being read while destinations are written, so a
+ * member whose parts overlap its own destination is caught. */
 static void run_group(vstate *V, vrdv *G) {
+  for (int a = 0; a < G->g.n; a++) group_parts(V, G, a, 0, H_START_READ);
+  for (int a = 0; a < G->g.n; a++) group_parts(V, G, a, 1, H_WRITE);
   for (int a = 0; a < G->g.n; a++) {
     int ra = G->g.base + a * G->g.stride;
     const collc_instr *Ia = &V->R[ra].P->ins[V->R[ra].pc];
-    if (Ia->src.buf == Ia->dst.buf)
-      verr(V, "rank %d addr %d: group call reads and writes %s", ra, V->R[ra].pc,
-           buf_name(Ia->src.buf));
     for (int b = 0; b < G->g.n; b++) {
       int rb = G->g.base + b * G->g.stride;
       const collc_instr *Ib = &V->R[rb].P->ins[V->R[rb].pc];
-      collc_opnd s = shifted(Ia->src, b * Ia->n), d = shifted(Ib->dst, a * Ib->n);
-      hazard(V, ra, V->R[ra].pc, s, H_READ);
-      hazard(V, rb, V->R[rb].pc, d, H_WRITE);
-      transfer(V, ra, s, rb, d, "group part");
+      transfer(V, ra, shifted(Ia->src, b * Ia->n), rb, shifted(Ib->dst, a * Ib->n),
+               "group part");
     }
   }
+  for (int a = 0; a < G->g.n; a++) group_parts(V, G, a, 0, H_END_READ);
   for (int a = 0; a < G->g.n; a++) {
     int ra = G->g.base + a * G->g.stride;
     new_req(V, ra, 1);
@@ -248,7 +264,6 @@ static int run_rank(vstate *V, int r) {
       hazard(V, r, X->pc, I->src, H_READ);
       hazard(V, r, X->pc, I->dst, H_WRITE);
       transfer(V, r, I->src, r, I->dst, "copy");
-      X->sent -= opnd_units(X->P, I->src); /* local, not sent */
       break;
     case COLLC_OP_ALLTOALL: return arrive(V, r) || moved;
     default: break;
@@ -277,7 +292,9 @@ static int setup_rank(vstate *V, int r) {
   int in = X->P->spec.in_place ? BUF_RECV : BUF_SEND;
   for (int64_t u = 0; u < X->n[in]; u++) X->tok[in][u] = token(V->p, r, u);
   X->slot_req = malloc(((size_t)X->P->nslots + 1) * sizeof(int));
-  return X->slot_req ? 0 : -1;
+  if (!X->slot_req) return -1;
+  for (int s = 0; s <= X->P->nslots; s++) X->slot_req[s] = -1;
+  return 0;
 }
 
 static void free_state(vstate *V, int own_programs) {
@@ -348,6 +365,10 @@ static void run_all(vstate *V) {
     for (int r = 0; r < V->p; r++)
       if (!V->R[r].done) moved |= run_rank(V, r);
   }
+  for (int r = 0; r < V->p; r++)
+    for (int s = 0; V->R[r].done && s < V->R[r].P->nslots; s++)
+      if (V->R[r].slot_req[s] >= 0)
+        verr(V, "rank %d: request in slot %d never waited", r, s);
   for (int r = 0; r < V->p; r++)
     if (!V->R[r].done) {
       if (!V->rep->deadlock)

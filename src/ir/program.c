@@ -208,13 +208,13 @@ static void check_opnd(collc_prog *P, int addr, collc_opnd o, const char *which)
 static void check_instr(collc_prog *P, int addr) {
   const collc_instr *I = &P->ins[addr];
   int f = ops_flags(I->op);
-  if (f & OPF_READS) check_opnd(P, addr, I->src, "src");
-  if (f & OPF_WRITES) check_opnd(P, addr, I->dst, "dst");
-  if (P->err) return;
   if ((f & OPF_READS) && I->src.buf == BUF_SEND && P->spec.in_place)
     prog_fail(P, COLLC_EINVAL, "addr %d: reads SEND of an in-place call", addr);
   if ((f & OPF_WRITES) && I->dst.buf == BUF_SEND)
-    prog_fail(P, COLLC_EINVAL, "addr %d: writes the send buffer", addr);
+    prog_fail(P, COLLC_EINVAL, "addr %d: writes SEND, the send buffer", addr);
+  if (f & OPF_READS) check_opnd(P, addr, I->src, "src");
+  if (f & OPF_WRITES) check_opnd(P, addr, I->dst, "dst");
+  if (P->err) return;
   if ((f & OPF_READS) && (f & OPF_WRITES) &&
       opnd_units(P, I->src) != opnd_units(P, I->dst))
     prog_fail(P, COLLC_EINVAL, "addr %d: src has %lld units, dst %lld", addr,

@@ -21,7 +21,8 @@ static int same_shape(const collc_prog *P, const collc_shape *a, const collc_sha
                       const int64_t *bdata) {
   return a->kind == b->kind && a->nlev == b->nlev && a->run == b->run &&
          a->nunits == b->nunits &&
-         memcmp(P->pool + a->data, bdata, 2 * (size_t)a->nlev * sizeof *bdata) == 0;
+         (a->nlev == 0 ||
+          memcmp(P->pool + a->data, bdata, 2 * (size_t)a->nlev * sizeof *bdata) == 0);
 }
 
 /* Intern shape S whose 2*nlev pool words are `data`; returns id or -1. */
@@ -34,7 +35,7 @@ static int intern(collc_prog *P, collc_shape S, const int64_t *data) {
     return -1;
   int64_t at = pool_take(P, 2 * (int64_t)S.nlev);
   if (at < 0) return -1;
-  memcpy(P->pool + at, data, 2 * (size_t)S.nlev * sizeof *data);
+  if (S.nlev) memcpy(P->pool + at, data, 2 * (size_t)S.nlev * sizeof *data);
   S.data = at;
   P->shapes[P->nshapes] = S;
   return P->nshapes++;
@@ -71,6 +72,7 @@ int prog_shape_strided(collc_prog *P, int64_t run, int nlev, const int64_t count
       run *= count[l];
     } else if (m > 0 && stride[l] == lv[2 * m - 2] * lv[2 * m - 1]) { /* extends level */
       lv[2 * m - 2] *= count[l];
+      nruns *= count[l];
     } else {
       lv[2 * m] = count[l];
       lv[2 * m + 1] = stride[l];
