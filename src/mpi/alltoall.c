@@ -43,10 +43,6 @@ static int alltoall(const char *forced, const void *sb, int sc, MPI_Datatype st,
   long long block = (long long)rc * rsize;
   dispatch_call d = {{COLLC_COLL_ALLTOALL, p, rank, rc, block, sb == MPI_IN_PLACE},
                      {sc, rc, st, rt}, sb, rb, comm, native_alltoall};
-  if (block == 0) { /* nothing to move */
-    stats_add(COLLC_COLL_ALLTOALL, 0, 0);
-    return MPI_SUCCESS;
-  }
   return dispatch(&d, forced, (p - 1) * block);
 }
 

@@ -62,6 +62,10 @@ int dispatch(const dispatch_call *d, const char *forced, long long native_bytes)
   plan_key key;
   int rc = choose(d, forced, &c);
   if (rc) return collc_raise(d->comm, rc);
+  if (d->spec.unit_bytes == 0) { /* nothing moves, on every rank */
+    stats_add(d->spec.coll, c.algo, 0);
+    return MPI_SUCCESS;
+  }
   collc_plan *pl = NULL;
   if (!choice_is_native(&c)) {
     memset(&key, 0, sizeof key);

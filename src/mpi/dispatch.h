@@ -17,7 +17,8 @@ typedef struct dispatch_call {
 
 /* Run call d with algorithm `forced` (NULL: COLLC_<COLL> or the default
  * rule): the cached plan, a newly built one, or the native call (counted with
- * native_bytes). Errors go through the communicator's error handler. A
+ * native_bytes). A call whose spec.unit_bytes is 0 moves nothing and returns
+ * after the choice is checked. Errors go through the communicator's error handler. A
  * forced text that does not parse or fit returns MPI_ERR_ARG. */
 int dispatch(const dispatch_call *d, const char *forced, long long native_bytes);
 
