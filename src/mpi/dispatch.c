@@ -38,13 +38,21 @@ static collc_plan *build(const dispatch_call *d, const collc_choice *c, const pl
   return pl;
 }
 
-/* The choice for call d: forced text, else COLLC_<COLL>, else the default.
- * Returns 0, or MPI_ERR_ARG for an unusable forced text. */
-static int choose(const dispatch_call *d, const char *forced, collc_choice *c) {
+/* The selection text for call d: forced, else COLLC_<COLL>, else the
+ * default rule. Plans are cached under this text: with p fixed by the
+ * communicator and the counts in the key, it determines the plan. */
+static const char *selection(const dispatch_call *d, const char *forced) {
   const char *env = config_get()->algorithm[d->spec.coll];
-  const char *text = forced ? forced : *env ? env : select_default(&d->spec);
-  char why[200];
-  if (choice_parse(d->spec.coll, text, c, why, sizeof why) == 0 &&
+  return forced ? forced : *env ? env : select_default(&d->spec);
+}
+
+/* Parse and resolve text for d into c. An unusable forced text is
+ * MPI_ERR_ARG; an unusable environment text warns once and falls back to
+ * the default rule (and that to native). Returns 0 or MPI_ERR_ARG. */
+static int choose(const dispatch_call *d, const char *text, int forced, collc_choice *c) {
+  char why[200] = "text too long";
+  if (strlen(text) < sizeof ((plan_key *)0)->algo &&
+      choice_parse(d->spec.coll, text, c, why, sizeof why) == 0 &&
       choice_resolve(&d->spec, c, why, sizeof why) == 0)
     return 0;
   if (forced) return MPI_ERR_ARG;
@@ -57,37 +65,55 @@ static int choose(const dispatch_call *d, const char *forced, collc_choice *c) {
   return 0;
 }
 
-int dispatch(const dispatch_call *d, const char *forced, long long native_bytes) {
+/* The plan cache key of call d under selection text. */
+static void make_key(const dispatch_call *d, const char *text, plan_key *key) {
+  memset(key, 0, sizeof *key);
+  key->coll = d->spec.coll;
+  key->in_place = d->spec.in_place;
+  key->scount = d->spec.in_place ? 0 : d->bind.sendcount;
+  key->stype = d->spec.in_place ? MPI_DATATYPE_NULL : d->bind.sendtype;
+  key->rcount = d->bind.recvcount;
+  key->rtype = d->bind.recvtype;
+  key->sserial = type_serial(key->stype);
+  key->rserial = type_serial(key->rtype);
+  snprintf(key->algo, sizeof key->algo, "%s", text);
+}
+
+/* Compile, cache and return the plan for d (NULL: use the native call);
+ * *algo gets the registry index served. Returns 0 or MPI_ERR_ARG. */
+static int plan_for(const dispatch_call *d, const char *text, int forced, const plan_key *key,
+                    collc_plan **pl, int *algo) {
   collc_choice c;
-  plan_key key;
-  int rc = choose(d, forced, &c);
-  if (rc) return collc_raise(d->comm, rc);
-  if (d->spec.unit_bytes == 0) { /* nothing moves, on every rank */
-    stats_add(d->spec.coll, c.algo, 0);
-    return MPI_SUCCESS;
-  }
+  int rc = choose(d, text, forced, &c);
+  *pl = NULL;
+  *algo = c.algo;
+  if (rc || d->spec.unit_bytes == 0 || choice_is_native(&c)) return rc;
+  if (key->sserial >= 0 && key->rserial >= 0) *pl = build(d, &c, key);
+  if (*pl) state_set_algo(state_get(d->comm, 0), *pl, c.algo);
+  return 0;
+}
+
+int dispatch(const dispatch_call *d, const char *forced, long long native_bytes) {
+  const char *text = selection(d, forced);
+  int algo = 0, rc;
   collc_plan *pl = NULL;
-  if (!choice_is_native(&c)) {
-    memset(&key, 0, sizeof key);
-    key.coll = d->spec.coll;
-    key.in_place = d->spec.in_place;
-    key.scount = d->spec.in_place ? 0 : d->bind.sendcount;
-    key.stype = d->spec.in_place ? MPI_DATATYPE_NULL : d->bind.sendtype;
-    key.rcount = d->bind.recvcount;
-    key.rtype = d->bind.recvtype;
-    key.sserial = type_serial(key.stype);
-    key.rserial = type_serial(key.rtype);
-    choice_format(&c, key.algo, sizeof key.algo);
+  if (strcmp(text, "native") != 0) {
+    plan_key key;
+    make_key(d, text, &key);
     collc_state *st = state_get(d->comm, 0);
-    pl = st ? state_lookup(st, &key) : NULL;
-    if (!pl && key.sserial >= 0 && key.rserial >= 0) pl = build(d, &c, &key);
+    pl = st ? state_lookup(st, &key, &algo) : NULL;
+    if (!pl && (rc = plan_for(d, text, forced != NULL, &key, &pl, &algo)))
+      return collc_raise(d->comm, rc);
+  }
+  if (d->spec.unit_bytes == 0) { /* nothing moves, on every rank */
+    stats_add(d->spec.coll, algo, 0);
+    return MPI_SUCCESS;
   }
   if (!pl) {
     stats_add(d->spec.coll, 0, native_bytes);
     return d->native(d);
   }
-  rc = plan_execute(pl, d->sendbuf, d->recvbuf);
-  if (rc) return collc_raise(d->comm, rc);
-  stats_add(d->spec.coll, c.algo, plan_bytes(pl));
+  if ((rc = plan_execute(pl, d->sendbuf, d->recvbuf))) return collc_raise(d->comm, rc);
+  stats_add(d->spec.coll, algo, plan_bytes(pl));
   return MPI_SUCCESS;
 }

@@ -15,7 +15,7 @@ typedef struct {
   int scount, rcount;
   MPI_Datatype stype, rtype;
   long sserial, rserial; /* datatype identities (0 for predefined types) */
-  char algo[96];         /* resolved choice text */
+  char algo[256];        /* the selection text (unresolved, e.g. "torus:d=2") */
 } plan_key;
 
 /* Group communicators of one family: the p/n groups {base + j*stride}. */
@@ -33,6 +33,7 @@ typedef struct {
   struct {
     plan_key key;
     collc_plan *plan;
+    int algo; /* registry index of the algorithm the plan runs */
   } cache[STATE_MAX_PLANS];
   int ncache; /* most recently used first */
 } collc_state;
@@ -47,8 +48,10 @@ int state_add_family(collc_state *st, int n, int stride, MPI_Comm gcomm);
 /* Communicators for P's groups into out[] (collective: splits missing
  * families in program order, identical on every rank). */
 int state_group_comms(collc_state *st, const collc_prog *P, MPI_Comm *out);
-/* Cached plan for key (moved to the front), or NULL. */
-collc_plan *state_lookup(collc_state *st, const plan_key *key);
+/* Cached plan for key (moved to the front) and its algorithm, or NULL. */
+collc_plan *state_lookup(collc_state *st, const plan_key *key, int *algo);
+/* Record the registry index of cached plan pl. */
+void state_set_algo(collc_state *st, const collc_plan *pl, int algo);
 /* Insert plan under key, evicting the least recently used. */
 void state_insert(collc_state *st, const plan_key *key, collc_plan *plan);
 /* Identity of a datatype for plan keys: 0 for predefined types, else a

@@ -90,15 +90,21 @@ static int key_equal(const plan_key *a, const plan_key *b) {
          a->sserial == b->sserial && a->rserial == b->rserial && !strcmp(a->algo, b->algo);
 }
 
-collc_plan *state_lookup(collc_state *st, const plan_key *key) {
+collc_plan *state_lookup(collc_state *st, const plan_key *key, int *algo) {
   for (int i = 0; i < st->ncache; i++)
     if (key_equal(&st->cache[i].key, key)) {
       __typeof__(st->cache[0]) hit = st->cache[i];
       memmove(&st->cache[1], &st->cache[0], (size_t)i * sizeof st->cache[0]);
       st->cache[0] = hit;
+      *algo = hit.algo;
       return hit.plan;
     }
   return NULL;
+}
+
+void state_set_algo(collc_state *st, const collc_plan *pl, int algo) {
+  for (int i = 0; st && i < st->ncache; i++)
+    if (st->cache[i].plan == pl) st->cache[i].algo = algo;
 }
 
 void state_insert(collc_state *st, const plan_key *key, collc_plan *plan) {
