@@ -57,18 +57,18 @@ $(BUILD)/bin/%: tools/%.c $(BUILD)/libcollc.a
 	@$(if $(V),,echo "  LINK    $@")
 	$(Q)$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) $< -o $@ $(BUILD)/libcollc.a $(LDLIBS)
 
-$(BUILD)/tests/unit_%: tests/unit/%.c $(BUILD)/libcollc.a
+$(BUILD)/tests/unit_%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libcollc.a
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LINK    $@")
 	$(Q)$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) $< -o $@ $(BUILD)/libcollc.a $(LDLIBS)
 
 # MPI tests: *_preload.c are "unmodified programs" (no collc at link time).
-$(BUILD)/tests/mpi_%_preload: tests/mpi/%_preload.c
+$(BUILD)/tests/mpi_%_preload: tests/mpi/%_preload.c $(wildcard tests/mpi/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LINK    $@")
 	$(Q)$(MPICC) $(XCFLAGS) $(CFLAGS) $< -o $@ $(LDLIBS)
 
-$(BUILD)/tests/mpi_%: tests/mpi/%.c $(BUILD)/libcollc.a
+$(BUILD)/tests/mpi_%: tests/mpi/%.c $(wildcard tests/mpi/*.h) $(BUILD)/libcollc.a
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LINK    $@")
 	$(Q)$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) $< -o $@ $(BUILD)/libcollc.a $(LDLIBS)
@@ -84,6 +84,7 @@ deps:
 check: deps
 	$(MAKE) tests BUILD=build-openmpi MPICC=mpicc.openmpi
 	$(MAKE) tests BUILD=build-mpich MPICC=mpicc.mpich
+	$(MAKE) asan
 	tests/run.sh
 
 bench: deps
@@ -91,7 +92,8 @@ bench: deps
 	bench/run.sh
 
 asan:
-	$(MAKE) tests BUILD=build-asan MPICC=mpicc.openmpi CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
+	$(MAKE) tests BUILD=build-asan MPICC=mpicc.openmpi \
+	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
 	  LDLIBS="-lm -pthread -fsanitize=address,undefined"
 
 install: all

@@ -27,19 +27,26 @@ run_case() {
   local name=$1 limit=$2
   shift 2
   [[ -n $FILTER && ! $name =~ $FILTER ]] && return 0
-  local t0=$SECONDS out="$log/out"
-  if timeout "$limit" "$@" >"$out" 2>&1; then
+  local t0=$SECONDS out="$log/out" pre=() rc=0
+  if declare -F "$1" >/dev/null; then # a shell function: timeout needs a program
+    export -f "$1"
+    pre=(bash -c '"$@"' _)
+  fi
+  timeout "$limit" "${pre[@]+"${pre[@]}"}" "$@" >"$out" 2>&1 || rc=$?
+  if ((rc == 0)); then
     pass=$((pass + 1))
-    printf 'PASS %-48s %3ds\n' "$name" $((SECONDS - t0))
+    printf 'PASS %-52s %3ds\n' "$name" $((SECONDS - t0))
   else
     fail=$((fail + 1))
     failed+=("$name")
-    printf 'FAIL %-48s %3ds (exit %s)\n' "$name" $((SECONDS - t0)) "$?"
+    printf 'FAIL %-52s %3ds (exit %s%s)\n' "$name" $((SECONDS - t0)) "$rc" \
+      "$( ((rc == 124)) && echo ', timed out')"
     tail -n 15 "$out" | sed 's/^/     | /'
   fi
 }
 
 # golden FILE: line 1 is "# collc-explain ARGS"; the rest is the expected output.
+export OMPI
 golden() {
   local args
   args=$(head -n 1 "$1" | sed -n 's/^# collc-explain //p')
@@ -55,6 +62,14 @@ expect_stats() {
   local out
   out=$("$@" 2>&1) || { echo "$out"; return 1; }
   grep -Eq "$want" <<<"$out" || { echo "$out"; echo "missing stats line: $want"; return 1; }
+}
+
+# no_stats PROGRAM...: the program passes and nothing printed a collc-stats line
+# (COLLC_DISABLE=1 must make the library a pure pass-through).
+no_stats() {
+  local out
+  out=$("$@" 2>&1) || { echo "$out"; return 1; }
+  ! grep -q collc-stats <<<"$out" || { echo "$out"; echo "collc engaged although disabled"; return 1; }
 }
 
 echo "== unit tests (no MPI)"
@@ -77,11 +92,17 @@ done
 for np in 1 3; do
   run_case "openmpi/errors np=$np" 60 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_errors"
 done
+run_case "openmpi/errors bad COLLC_ALLTOALL np=3" 60 env COLLC_ALLTOALL=torus:7x7 \
+  COLLC_TEST_WARNINGS=1 "${OMPIRUN[@]}" 3 "$OMPI/tests/mpi_errors"
+run_case "openmpi/alltoall self-test must fail np=4" 60 bash -c '! "$@"' _ \
+  env COLLC_TEST_BREAK=7 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_alltoall"
+run_case "openmpi/valgrind factorize np=2" 300 tests/valgrind_leaks.sh \
+  "${OMPIRUN[@]}" 2 -- "$OMPI/tests/mpi_factorize"
 run_case "openmpi/preload stats np=6" 120 expect_stats \
   '^collc-stats: alltoall torus calls=[1-9][0-9]* bytes=[1-9]' \
   env COLLC_STATS=1 COLLC_ALLTOALL=torus:d=2 \
   "${OMPIRUN[@]}" 6 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_alltoall_preload"
-run_case "openmpi/preload disabled np=4" 120 env COLLC_DISABLE=1 COLLC_STATS=1 \
+run_case "openmpi/preload disabled np=4" 120 no_stats env COLLC_DISABLE=1 COLLC_STATS=1 \
   COLLC_ALLTOALL=bruck "${OMPIRUN[@]}" 4 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" \
   "$OMPI/tests/mpi_alltoall_preload"
 
@@ -94,10 +115,35 @@ for np in 1 4 6; do
   run_case "mpich/factorize np=$np" 120 "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_factorize"
 done
 run_case "mpich/errors np=2" 60 "${MPICHRUN[@]}" 2 "$MPICH/tests/mpi_errors"
+run_case "mpich/errors bad COLLC_ALLTOALL np=2" 60 env COLLC_ALLTOALL=bogus \
+  COLLC_TEST_WARNINGS=1 "${MPICHRUN[@]}" 2 "$MPICH/tests/mpi_errors"
+run_case "mpich/factorize leak loop np=2" 300 env COLLC_TEST_LOOPS=2500 \
+  "${MPICHRUN[@]}" 2 "$MPICH/tests/mpi_factorize"
+run_case "mpich/valgrind factorize np=2" 300 tests/valgrind_leaks.sh \
+  "${MPICHRUN[@]}" 2 -- "$MPICH/tests/mpi_factorize"
+run_case "mpich/valgrind alltoall np=2" 300 env COLLC_TEST_QUICK=1 tests/valgrind_leaks.sh \
+  "${MPICHRUN[@]}" 2 -- "$MPICH/tests/mpi_alltoall"
+run_case "mpich/valgrind errors np=2" 300 tests/valgrind_leaks.sh \
+  "${MPICHRUN[@]}" 2 -- "$MPICH/tests/mpi_errors"
 run_case "mpich/preload stats np=4" 120 expect_stats \
   '^collc-stats: alltoall bruck calls=[1-9][0-9]* bytes=[1-9]' \
   env COLLC_STATS=1 COLLC_ALLTOALL=bruck:3 LD_PRELOAD="$PWD/$MPICH/libcollc.so" \
   "${MPICHRUN[@]}" 4 "$MPICH/tests/mpi_alltoall_preload"
+
+echo "== sanitizers (build-asan: AddressSanitizer + UBSan, Open MPI)"
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+for t in build-asan/tests/unit_*; do
+  run_case "asan/unit/${t##*/unit_}" 300 "$t"
+done
+# MPI itself leaks at exit under LeakSanitizer; leaks are valgrind's job above.
+for np in 1 4 7; do
+  run_case "asan/alltoall np=$np" 300 env ASAN_OPTIONS=detect_leaks=0 \
+    "${OMPIRUN[@]}" $np build-asan/tests/mpi_alltoall
+done
+run_case "asan/errors np=2" 120 env ASAN_OPTIONS=detect_leaks=0 \
+  "${OMPIRUN[@]}" 2 build-asan/tests/mpi_errors
+run_case "asan/factorize np=6" 120 env ASAN_OPTIONS=detect_leaks=0 \
+  "${OMPIRUN[@]}" 6 build-asan/tests/mpi_factorize
 
 echo
 echo "$pass passed, $fail failed"

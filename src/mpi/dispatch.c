@@ -56,8 +56,8 @@ static int choose(const dispatch_call *d, const char *text, int forced, collc_ch
       choice_resolve(&d->spec, c, why, sizeof why) == 0)
     return 0;
   if (forced) return MPI_ERR_ARG;
-  collc_warn_once(text, "COLLC_%s=%s: %s; using the default rule", coll_name(d->spec.coll),
-                  text, why);
+  collc_warn_once(text, "%s=%s: %s; using the default rule",
+                  config_get()->env_name[d->spec.coll], text, why);
   text = select_default(&d->spec);
   if (choice_parse(d->spec.coll, text, c, why, sizeof why) ||
       choice_resolve(&d->spec, c, why, sizeof why))

@@ -10,6 +10,7 @@ int MPI_Finalize(void) {
     if (cfg->stats && rank == 0) stats_print();
     state_release(MPI_COMM_WORLD);
     state_release(MPI_COMM_SELF);
+    state_free_keyvals();
   }
   return PMPI_Finalize();
 }

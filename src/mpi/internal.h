@@ -59,6 +59,8 @@ void state_insert(collc_state *st, const plan_key *key, collc_plan *plan);
 long type_serial(MPI_Datatype t);
 /* Free all state attached to comm (used at finalize for COMM_WORLD). */
 void state_release(MPI_Comm comm);
+/* Free the attribute keys (at finalize, after the last state_release). */
+void state_free_keyvals(void);
 
 /* Statistics (stats.c). */
 void stats_add(int coll, int algo, long long bytes);

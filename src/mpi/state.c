@@ -47,6 +47,12 @@ void state_release(MPI_Comm comm) {
   if (state_get(comm, 0)) PMPI_Comm_delete_attr(comm, comm_keyval);
 }
 
+void state_free_keyvals(void) {
+  if (comm_keyval != MPI_KEYVAL_INVALID) PMPI_Comm_free_keyval(&comm_keyval);
+  if (type_keyval != MPI_KEYVAL_INVALID) PMPI_Type_free_keyval(&type_keyval);
+  comm_keyval = type_keyval = MPI_KEYVAL_INVALID;
+}
+
 int state_priv(collc_state *st, MPI_Comm comm) {
   if (st->priv != MPI_COMM_NULL) return MPI_SUCCESS;
   MPI_Group g;

@@ -19,9 +19,9 @@ static void config_read(void) {
   cfg.disable = env_flag("COLLC_DISABLE");
   cfg.stats = env_flag("COLLC_STATS");
   for (int c = 0; c < COLLC_COLL_COUNT; c++) {
-    char name[64] = "COLLC_";
-    size_t n = strlen(name);
-    for (const char *s = coll_name(c); *s && n < sizeof name - 1; s++)
+    char *name = cfg.env_name[c];
+    size_t n = (size_t)snprintf(name, sizeof cfg.env_name[c], "COLLC_");
+    for (const char *s = coll_name(c); *s && n < sizeof cfg.env_name[c] - 1; s++)
       name[n++] = (char)toupper((unsigned char)*s);
     name[n] = 0;
     const char *v = getenv(name);
