@@ -73,10 +73,12 @@ $(BUILD)/tests/mpi_%: tests/mpi/%.c $(wildcard tests/mpi/*.h) $(BUILD)/libcollc.
 	@$(if $(V),,echo "  LINK    $@")
 	$(Q)$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) $< -o $@ $(BUILD)/libcollc.a $(LDLIBS)
 
+# pkg-config file for prefix $(1), written to $(2).
+write_pc = printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: collc\nDescription: compiled MPI collectives\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lcollc\n' '$(1)' '$(VERSION)' > $(2)
+
 $(BUILD)/collc.pc: Makefile
 	@mkdir -p $(BUILD)
-	@printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: collc\nDescription: compiled MPI collectives\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lcollc\n' \
-	  '$(PREFIX)' '$(VERSION)' > $@
+	@$(call write_pc,$(PREFIX),$@)
 
 deps:
 	@scripts/deps.sh
@@ -103,7 +105,7 @@ install: all
 	install -m 644 include/collc.h $(DESTDIR)$(PREFIX)/include
 	install -m 755 $(BUILD)/libcollc.so $(DESTDIR)$(PREFIX)/lib
 	install -m 755 $(TOOL_BIN) $(DESTDIR)$(PREFIX)/bin
-	install -m 644 $(BUILD)/collc.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	$(call write_pc,$(PREFIX),$(DESTDIR)$(PREFIX)/lib/pkgconfig/collc.pc)
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/libcollc.a $(DESTDIR)$(PREFIX)/lib/libcollc.so \
