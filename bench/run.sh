@@ -7,7 +7,8 @@
 #   bench/run.sh
 #
 # Environment:
-#   BENCH_NP=8          MPI processes (more than the cores: oversubscribed)
+#   BENCH_NP="8 16 32"  process counts, one run each (more than the cores:
+#                       oversubscribed)
 #   BENCH_MPI=openmpi   or mpich (build-mpich/ is built here; MPICH is slow
 #                       when oversubscribed)
 #   BENCH_ARGS=         extra collc-bench arguments, e.g. "-c 1,100 -r 20" or
@@ -22,12 +23,11 @@ set -eu
 set -o pipefail
 cd "$(dirname "$0")/.."
 
-NP=${BENCH_NP:-8}
+NP=${BENCH_NP:-8 16 32}
 MPI=${BENCH_MPI:-openmpi}
 ARGS=${BENCH_ARGS:-}
 BUILD=${BENCH_BUILD:-build-$MPI}
 OUT=bench/out
-NAME=$OUT/alltoall-$MPI-p$NP
 CORES=$(nproc)
 
 case $MPI in
@@ -35,10 +35,10 @@ case $MPI in
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     # Oversubscribed and yielding; Open MPI's AVX ops are wrong on this machine.
     RUN=(mpirun.openmpi --oversubscribe --bind-to none --mca mpi_yield_when_idle 1
-         --mca op ^avx -np "$NP")
+         --mca op ^avx -np)
     ESTIMATE="a few seconds (p=8: 1.5 s measured)" ;;
   mpich)
-    RUN=(mpirun.mpich -n "$NP")
+    RUN=(mpirun.mpich -n)
     ESTIMATE="minutes (p=8: about 4 min measured; MPICH polls, slow when oversubscribed)" ;;
   *)
     echo "bench/run.sh: BENCH_MPI must be openmpi or mpich, not '$MPI'" >&2
@@ -48,37 +48,37 @@ esac
 mkdir -p "$OUT"
 make -s all BUILD="$BUILD" MPICC="mpicc.$MPI"
 
-echo "== collc benchmark: MPI_Alltoall, $MPI, p=$NP on $CORES cores"
-if ((NP > CORES)); then
-  echo "   p=$NP > $CORES cores: oversubscribed, so processes share cores and times include"
-  echo "   scheduling; compare variants with each other, not with a real cluster."
-fi
-echo "   with the default arguments this takes $ESTIMATE"
-
 EXTRA=()
 read -r -a EXTRA <<<"$ARGS" # split into words (no quoting: use -a 'A;B' without spaces)
-CMD=("${RUN[@]}" "$BUILD/bin/collc-bench" -o "$NAME.csv" "${EXTRA[@]+"${EXTRA[@]}"}")
-echo "   ${CMD[*]}"
-echo
 status=0
-start=$SECONDS
-"${CMD[@]}" | tee "$NAME.txt" || status=$?
-elapsed=$((SECONDS - start))
-printf '# command: %s\n# host: %s cores, %d s wall\n' "${CMD[*]}" "$CORES" "$elapsed" >>"$NAME.txt"
 
-LIB=$(sed -n '1s/^# collc-bench alltoall, p=[0-9]*, \([^,]*\),.*/\1/p' "$NAME.txt")
-TITLE="MPI_Alltoall, $NP MPI processes"
-((NP > CORES)) && TITLE="$TITLE (oversubscribed on $CORES cores)"
-TITLE="$TITLE, ${LIB:-$MPI}"
-if [[ -s $NAME.csv ]]; then
-  gnuplot -e "csv='$NAME.csv'; png='$NAME.png'; plottitle='$TITLE'" bench/plot.gp
-fi
+# bench_one NP: one collc-bench run at NP processes; table, CSV and plot.
+bench_one() {
+  local np=$1 name=$OUT/alltoall-$MPI-p$1 rc=0 start=$SECONDS
+  local cmd=("${RUN[@]}" "$np" "$BUILD/bin/collc-bench" -o "$name.csv"
+             "${EXTRA[@]+"${EXTRA[@]}"}")
+  echo "== MPI_Alltoall, $MPI, p=$np on $CORES cores"
+  ((np > CORES)) && echo "   p=$np > $CORES cores: oversubscribed; compare variants with each other"
+  echo "   ${cmd[*]}"
+  "${cmd[@]}" | tee "$name.txt" || rc=$?
+  local elapsed=$((SECONDS - start))
+  printf '# command: %s\n# host: %s cores, %d s wall\n' "${cmd[*]}" "$CORES" "$elapsed" >>"$name.txt"
+  local lib title
+  lib=$(sed -n '1s/^# collc-bench alltoall, p=[0-9]*, \([^,]*\),.*/\1/p' "$name.txt")
+  title="MPI_Alltoall, $np MPI processes"
+  ((np > CORES)) && title="$title (oversubscribed on $CORES cores)"
+  title="$title, ${lib:-$MPI}"
+  [[ -s $name.csv ]] && gnuplot -e "csv='$name.csv'; png='$name.png'; plottitle='$title'" bench/plot.gp
+  echo "   $elapsed s; table $name.txt, CSV $name.csv, plot $name.png"
+  echo
+  if ((rc != 0)); then
+    echo "bench/run.sh: *** collc-bench failed with status $rc (3: a variant was WRONG) ***" >&2
+    status=$rc
+  fi
+}
 
-echo "== done in ${elapsed} s"
-echo "   CSV:   $NAME.csv"
-echo "   table: $NAME.txt"
-echo "   plot:  $NAME.png"
-if ((status != 0)); then
-  echo "bench/run.sh: *** collc-bench failed with status $status (3: a variant was WRONG) ***" >&2
-fi
+echo "== collc benchmark, $MPI, p in {$NP}; with the defaults this takes $ESTIMATE"
+t0=$SECONDS
+for np in $NP; do bench_one "$np"; done
+echo "== all done in $((SECONDS - t0)) s"
 exit "$status"

@@ -10,7 +10,9 @@
  *   -a ALGOS       variants, ';' separated or repeated -a, e.g. -a 'torus:4x2:native;bruck:2'
  *                  (default: native, torus with d = 2, 3, 4, ceil(log2 p) factors from
  *                  collc_dims_create, each with components native and linear, pairwise,
- *                  linear, bruck:2). native is always measured: it is the baseline.
+ *                  linear, bruck:2, default). native is always measured: it is the
+ *                  baseline. "default" is collc_alltoall: what MPI_Alltoall of an
+ *                  unmodified program gets (COLLC_ALLTOALL, else the default rule).
  *   -w N           warm-ups per variant and count (default 8)
  *   -r N           repetitions per variant and count (default 40)
  *   -l COUNT:REPS  use REPS repetitions for counts >= COUNT (default: off)
@@ -40,6 +42,7 @@ enum { V_OK = 0, V_WRONG, V_UNFIT };
 typedef struct {
   char text[TEXTLEN];
   int native;             /* PMPI_Alltoall */
+  int dflt;               /* collc_alltoall: the selection rule */
   int status;             /* V_* at the current count */
   double min_us, med_us;  /* at the current count (rank 0) */
 } variant;
@@ -105,6 +108,7 @@ static int add_variant(options *o, const char *text) {
   memset(v, 0, sizeof *v);
   snprintf(v->text, sizeof v->text, "%s", text);
   v->native = !strcmp(text, "native");
+  v->dflt = !strcmp(text, "default");
   return 0;
 }
 
@@ -171,7 +175,7 @@ static void default_variants(int p, options *o) {
     snprintf(text, sizeof text, "torus:%s:linear", t);
     add_variant(o, text);
   }
-  add_variants(o, "pairwise;linear;bruck:2");
+  add_variants(o, "pairwise;linear;bruck:2;default");
 }
 
 /* Parse -l COUNT:REPS into o; 0 or -1. */
@@ -195,6 +199,10 @@ static int validate_variants(options *o, int p, int rank) {
   for (int i = 0; i < o->nv; i++) {
     collc_choice c;
     char why[200];
+    if (o->v[i].dflt) {
+      o->v[kept++] = o->v[i];
+      continue;
+    }
     if (choice_parse(COLLC_COLL_ALLTOALL, o->v[i].text, &c, why, sizeof why)) {
       if (rank == 0) fprintf(stderr, "collc-bench: bad variant '%s': %s\n", o->v[i].text, why);
       return 2;
@@ -286,6 +294,7 @@ static void fill_send(bench *b, long count) {
 static int run_once(const variant *v, bench *b, int count) {
   if (v->native)
     return PMPI_Alltoall(b->send, count, MPI_INT, b->recv, count, MPI_INT, b->comm);
+  if (v->dflt) return collc_alltoall(b->send, count, MPI_INT, b->recv, count, MPI_INT, b->comm);
   return collc_alltoall_algo(v->text, b->send, count, MPI_INT, b->recv, count, MPI_INT,
                              b->comm);
 }
@@ -421,8 +430,9 @@ static void print_header(const options *o, int p) {
          o->reps);
   if (o->large_count) printf(" (%d for counts >= %ld)", o->large_reps, o->large_count);
   printf(", time = max over ranks, min and median over reps\n");
-  printf("# native = PMPI_Alltoall (the library's own); others via collc_alltoall_algo; "
-         "speedup = native min / variant min\n");
+  printf("# native = PMPI_Alltoall (the library's own); default = collc_alltoall (collc's "
+         "selection rule);\n# others via collc_alltoall_algo; speedup = native min / variant "
+         "min\n");
   if (o->skipped[0]) printf("# skipped: %s\n", o->skipped);
   if (o->unfit[0]) printf("# left out, do not fit p=%d: %s\n", p, o->unfit);
   printf("#\n# %6s %8s  %-24s %10s %10s %8s\n", "count", "bytes", "variant", "min(us)",
