@@ -1,7 +1,11 @@
 /* collc-bench - time MPI_Alltoall variants the way Träff's torus all-to-all
  * paper does (section 5): per count, 8 warm-ups then 40 repetitions, each
  * after a double barrier; a repetition's time is the slowest rank's; the
- * minimum and median over repetitions are reported, in microseconds.
+ * minimum and median over repetitions are reported, in microseconds. Unlike
+ * the paper, repetition i of every variant runs before repetition i+1 of
+ * any (interleaved, in an order rotated each repetition), so drifts of a
+ * shared, oversubscribed machine and the caches left by the previous call
+ * favour no variant.
  *
  *   mpirun -np P collc-bench [-c COUNTS] [-a ALGOS]... [-w N] [-r N]
  *                            [-l COUNT:REPS] [-o FILE.csv]
@@ -341,33 +345,54 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Time variant v at count: warm-ups, then reps timed repetitions after a
- * double barrier each; rank 0 gets min and median of the per-repetition
- * maximum over ranks (us). Collective. */
-static void time_variant(variant *v, bench *b, long count, int warm, int reps) {
-  int rc = MPI_SUCCESS;
-  for (int i = 0; i < warm + reps; i++) {
-    PMPI_Barrier(b->comm);
-    PMPI_Barrier(b->comm);
-    double t0 = MPI_Wtime();
-    rc |= run_once(v, b, (int)count);
-    double t = MPI_Wtime() - t0;
-    if (i >= warm) b->times[i - warm] = t;
-  }
-  if (!all_ranks(b, rc == MPI_SUCCESS)) {
-    if (b->rank == 0)
-      fprintf(stderr, "collc-bench: *** %s failed during timing at count %ld ***\n", v->text,
-              count);
-    v->status = V_WRONG;
-    return;
-  }
-  PMPI_Reduce(b->times, b->maxtimes, reps, MPI_DOUBLE, MPI_MAX, 0, b->comm);
+/* Order statistics of variant v's per-repetition times (max over ranks). */
+static void summarise(variant *v, bench *b, const double *times, int reps) {
+  PMPI_Reduce(times, b->maxtimes, reps, MPI_DOUBLE, MPI_MAX, 0, b->comm);
   if (b->rank != 0) return;
   qsort(b->maxtimes, (size_t)reps, sizeof(double), cmp_double);
   double med = reps % 2 ? b->maxtimes[reps / 2]
                         : (b->maxtimes[reps / 2 - 1] + b->maxtimes[reps / 2]) / 2;
   v->min_us = b->maxtimes[0] * 1e6;
   v->med_us = med * 1e6;
+}
+
+/* One timed call of v after a double barrier; its time into *t. */
+static int timed_once(const variant *v, bench *b, long count, double *t) {
+  PMPI_Barrier(b->comm);
+  PMPI_Barrier(b->comm);
+  double t0 = MPI_Wtime();
+  int rc = run_once(v, b, (int)count);
+  *t = MPI_Wtime() - t0;
+  return rc;
+}
+
+/* Time every variant still OK at count: its warm-ups first, then the
+ * repetitions interleaved (repetition i runs each variant once, the order
+ * rotated by i), so slow drifts of a shared machine and the cache state
+ * left by the previous call hit all variants alike. */
+static void time_variants(options *o, bench *b, long count, int reps) {
+  int rc[MAXV] = {0};
+  double t;
+  for (int k = 0; k < o->nv; k++)
+    for (int i = 0; i < o->warm && o->v[k].status == V_OK; i++)
+      rc[k] |= timed_once(&o->v[k], b, count, &t);
+  for (int i = 0; i < reps; i++)
+    for (int j = 0; j < o->nv; j++) { /* rotated: every variant in every position */
+      int k = (i + j) % o->nv;
+      if (o->v[k].status == V_OK) rc[k] |= timed_once(&o->v[k], b, count, &b->times[k * reps + i]);
+    }
+  for (int k = 0; k < o->nv; k++) {
+    variant *v = &o->v[k];
+    if (v->status != V_OK) continue;
+    if (!all_ranks(b, rc[k] == MPI_SUCCESS)) {
+      if (b->rank == 0)
+        fprintf(stderr, "collc-bench: *** %s failed during timing at count %ld ***\n", v->text,
+                count);
+      v->status = V_WRONG;
+      continue;
+    }
+    summarise(v, b, &b->times[k * reps], reps);
+  }
 }
 
 /* Speedup text native_min / v_min into buf ("-" if undefined). */
@@ -409,12 +434,11 @@ static int bench_count(options *o, bench *b, long count, FILE *csv) {
   fill_send(b, count);
   PMPI_Alltoall(b->send, (int)count, MPI_INT, b->ref, (int)count, MPI_INT, b->comm);
   for (int i = 0; i < o->nv; i++) {
-    variant *v = &o->v[i];
-    v->status = V_OK;
-    check_variant(v, b, count);
-    if (v->status == V_OK) time_variant(v, b, count, o->warm, reps);
-    wrong += v->status == V_WRONG;
+    o->v[i].status = V_OK;
+    check_variant(&o->v[i], b, count);
   }
+  time_variants(o, b, count, reps);
+  for (int i = 0; i < o->nv; i++) wrong += o->v[i].status == V_WRONG;
   if (b->rank == 0) {
     report_count(o, b->p, count, csv);
     fprintf(stderr, "count %ld: %d variants, %.2f s\n", count, o->nv, MPI_Wtime() - t0);
@@ -429,11 +453,13 @@ static void print_header(const options *o, int p) {
   printf("# collc-bench alltoall, p=%d, %s, MPI_INT, %d warm-ups, %d reps", p, lib, o->warm,
          o->reps);
   if (o->large_count) printf(" (%d for counts >= %ld)", o->large_reps, o->large_count);
-  printf(", time = max over ranks, min and median over reps\n");
+  printf(", interleaved; time = max over ranks, min and median over reps\n");
   printf("# native = PMPI_Alltoall (the library's own); default = collc_alltoall (collc's "
          "selection rule);\n# others via collc_alltoall_algo; speedup = native min / variant "
          "min\n");
   if (o->skipped[0]) printf("# skipped: %s\n", o->skipped);
+  if (o->nv > 16) /* collc caches 16 plans per communicator (src/mpi/internal.h) */
+    printf("# note: %d variants > 16 cached plans: later ones are recompiled per call\n", o->nv);
   if (o->unfit[0]) printf("# left out, do not fit p=%d: %s\n", p, o->unfit);
   printf("#\n# %6s %8s  %-24s %10s %10s %8s\n", "count", "bytes", "variant", "min(us)",
          "median(us)", "speedup");
@@ -446,7 +472,7 @@ static int bench_alloc(bench *b, long maxcount, int reps) {
   b->send = malloc(n * sizeof(int));
   b->recv = malloc(n * sizeof(int));
   b->ref = malloc(n * sizeof(int));
-  b->times = malloc((size_t)reps * sizeof(double));
+  b->times = malloc((size_t)MAXV * (size_t)reps * sizeof(double));
   b->maxtimes = malloc((size_t)reps * sizeof(double));
   return b->send && b->recv && b->ref && b->times && b->maxtimes ? 0 : -1;
 }

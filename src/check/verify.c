@@ -210,6 +210,7 @@ static void run_group(vstate *V, vrdv *G) {
       const collc_instr *Ib = &V->R[rb].P->ins[V->R[rb].pc];
       transfer(V, ra, shifted(Ia->src, b * Ia->n), rb, shifted(Ib->dst, a * Ib->n),
                "group part");
+      if (a != b) V->rep->units += opnd_units(V->R[ra].P, Ia->src);
     }
   }
   for (int a = 0; a < G->g.n; a++) group_parts(V, G, a, 0, H_END_READ);

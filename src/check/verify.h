@@ -9,7 +9,7 @@ typedef struct {
   int ok;                 /* 1: all checks passed */
   int deadlock;           /* 1: ranks left blocked with no progress possible */
   int64_t messages;       /* point-to-point messages matched */
-  int64_t units;          /* units moved by those messages */
+  int64_t units;          /* units moved between ranks (messages and group calls) */
   int64_t group_calls;    /* group collective instances executed */
   int64_t max_rank_units; /* most units sent by one rank */
   int64_t errors;         /* problems found (first one in first_error) */
