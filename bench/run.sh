@@ -36,7 +36,7 @@ case $MPI in
     # Oversubscribed and yielding; Open MPI's AVX ops are wrong on this machine.
     RUN=(mpirun.openmpi --oversubscribe --bind-to none --mca mpi_yield_when_idle 1
          --mca op ^avx -np)
-    ESTIMATE="a few seconds (p=8: 1.5 s measured)" ;;
+    ESTIMATE="about 20 s on 2 cores (p = 8, 16, 32: 1, 3 and 15 s measured)" ;;
   mpich)
     RUN=(mpirun.mpich -n)
     ESTIMATE="minutes (p=8: about 4 min measured; MPICH polls, slow when oversubscribed)" ;;
