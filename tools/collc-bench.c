@@ -198,7 +198,7 @@ static int parse_large(const char *s, options *o) {
 /* Check every variant's syntax (bad: message on rank 0, return 2) and
  * drop those that do not fit p processes, listing them in o->unfit; 0. */
 static int validate_variants(options *o, int p, int rank) {
-  collc_spec spec = {COLLC_COLL_ALLTOALL, p, rank, 1, 4, 0};
+  collc_spec spec = {.coll = COLLC_COLL_ALLTOALL, .p = p, .rank = rank, .count = 1, .unit_bytes = 4};
   int kept = 0;
   for (int i = 0; i < o->nv; i++) {
     collc_choice c;

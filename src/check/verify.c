@@ -1,7 +1,8 @@
 /* verify.c - the verifier: all p programs in one process, symbolic data.
  *
- * Every unit of every rank's buffers holds a token naming the input unit it
- * came from (rank * p + unit of that rank's input; -1 = undefined). Sends
+ * Every unit of every rank's buffers holds a token (token.h): the input
+ * units it was made of (leaf id = rank * U + unit of that rank's input, U
+ * the input's units), in the order the reduction combined them. Sends
  * and receives are matched FIFO per (source, destination) pair, as MPI's
  * non-overtaking rule does, and complete only when matched (no eager
  * buffering is assumed, so a schedule that relies on it deadlocks here).
@@ -13,12 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "verify.h"
+#include "token.h"
 
 typedef struct {
   collc_prog *P;
   int pc, done;
   int64_t n[BUF_COUNT];
-  int64_t *tok[BUF_COUNT];
+  vtok *tok[BUF_COUNT];
   uint16_t *rd[BUF_COUNT]; /* in-flight sends reading the unit */
   uint8_t *wr[BUF_COUNT];  /* in-flight receives writing the unit */
   int *slot_req;           /* request per slot, -1 when idle */
@@ -37,6 +39,7 @@ typedef struct {
 
 typedef struct {
   int p;
+  int64_t U; /* units of each rank's input */
   vrank *R;
   vreq *req;
   int nreq, cap;
@@ -102,7 +105,7 @@ static void transfer(vstate *V, int a, collc_opnd sa, int b, collc_opnd db, cons
          (long long)nb);
     return;
   }
-  int64_t *src = V->R[a].tok[sa.buf], *dst = V->R[b].tok[db.buf];
+  vtok *src = V->R[a].tok[sa.buf], *dst = V->R[b].tok[db.buf];
   for (int64_t i = 0; i < na; i++) dst[V->xb[i]] = src[V->xa[i]];
   if (a != b) V->R[a].sent += na;
 }
@@ -249,6 +252,43 @@ static int arrive(vstate *V, int r) {
   return 1;
 }
 
+/* A local instruction (COPY, REDUCE, COMBINE) of rank r: no source may
+ * overlap the destination or race a request; then dst = src (op src2|dst). */
+static void local_op(vstate *V, int r, const collc_instr *I) {
+  vrank *X = &V->R[r];
+  int f = ops_flags(I->op);
+  hazard(V, r, X->pc, I->src, H_START_READ);
+  if (f & OPF_READS2) hazard(V, r, X->pc, I->src2, H_START_READ);
+  hazard(V, r, X->pc, I->dst, H_WRITE);
+  hazard(V, r, X->pc, I->src, H_END_READ);
+  if (f & OPF_READS2) hazard(V, r, X->pc, I->src2, H_END_READ);
+  int64_t n = expand(X->P, I->src, V->xa), nd = expand(X->P, I->dst, V->xb);
+  if (n != nd) {
+    verr(V, "rank %d addr %d: %lld units into %lld", r, X->pc, (long long)n, (long long)nd);
+    return;
+  }
+  vtok *s = X->tok[I->src.buf], *d = X->tok[I->dst.buf];
+  if (I->op == COLLC_OP_COMBINE) { /* d = s op s2: s2's units into xb's place */
+    const vtok *s2 = X->tok[I->src2.buf];
+    int64_t *x2 = malloc((size_t)(n + 1) * sizeof *x2);
+    if (!x2) {
+      verr(V, "out of memory");
+      return;
+    }
+    expand(X->P, I->src2, x2);
+    for (int64_t i = 0; i < n; i++) d[V->xb[i]] = tok_concat(s[V->xa[i]], s2[x2[i]]);
+    free(x2);
+  } else {
+    for (int64_t i = 0; i < n; i++)
+      d[V->xb[i]] = I->op == COLLC_OP_REDUCE ? tok_concat(s[V->xa[i]], d[V->xb[i]]) : s[V->xa[i]];
+  }
+  for (int64_t i = 0; i < n && I->op != COLLC_OP_COPY; i++)
+    if (d[V->xb[i]].n == 0) {
+      verr(V, "rank %d addr %d: %s of undefined data", r, X->pc, ops_name(I->op));
+      return;
+    }
+}
+
 /* Run rank r until it blocks or ends; returns 1 if anything advanced. */
 static int run_rank(vstate *V, int r) {
   vrank *X = &V->R[r];
@@ -262,10 +302,8 @@ static int run_rank(vstate *V, int r) {
       if (!try_wait(V, r)) return moved;
       break;
     case COLLC_OP_COPY:
-      hazard(V, r, X->pc, I->src, H_READ);
-      hazard(V, r, X->pc, I->dst, H_WRITE);
-      transfer(V, r, I->src, r, I->dst, "copy");
-      break;
+    case COLLC_OP_REDUCE:
+    case COLLC_OP_COMBINE: local_op(V, r, I); break;
     case COLLC_OP_ALLTOALL: return arrive(V, r) || moved;
     default: break;
     }
@@ -276,22 +314,38 @@ static int run_rank(vstate *V, int r) {
   return moved;
 }
 
-/* Token of input unit u of rank r. */
-static int64_t token(int p, int r, int64_t u) { return (int64_t)r * p + u; }
+/* Where rank r's input lies: buffer, first unit, units. */
+static void input_region(const collc_spec *s, int r, int *buf, int64_t *off, int64_t *units) {
+  collc_spec sr = *s;
+  collc_prog probe;
+  sr.rank = r;
+  memset(&probe, 0, sizeof probe);
+  probe.spec = sr;
+  *buf = sr.in_place || sr.coll == COLLC_COLL_BCAST ? BUF_RECV : BUF_SEND;
+  *off = sr.coll == COLLC_COLL_ALLGATHER && *buf == BUF_RECV ? r : 0;
+  *units = sr.coll == COLLC_COLL_ALLGATHER ? 1 : prog_buf_units(&probe, *buf);
+  if (sr.coll == COLLC_COLL_BCAST && r != sr.root) *units = 0; /* only the root's is input */
+}
 
-/* Allocate rank r's buffers and fill its input with tokens. */
+/* Leaf id of unit u of rank q's input. */
+static int64_t leaf_id(const vstate *V, int q, int64_t u) { return (int64_t)q * V->U + u; }
+
+/* Allocate rank r's buffers and fill its input with leaf tokens. */
 static int setup_rank(vstate *V, int r) {
   vrank *X = &V->R[r];
   for (int b = BUF_SEND; b < BUF_COUNT; b++) {
     int64_t n = X->n[b] = prog_buf_units(X->P, b);
-    X->tok[b] = malloc((size_t)(n + 1) * sizeof(int64_t));
+    X->tok[b] = malloc((size_t)(n + 1) * sizeof(vtok));
     X->rd[b] = calloc((size_t)n + 1, sizeof(uint16_t));
     X->wr[b] = calloc((size_t)n + 1, 1);
     if (!X->tok[b] || !X->rd[b] || !X->wr[b]) return -1;
-    for (int64_t u = 0; u < n; u++) X->tok[b][u] = -1;
+    for (int64_t u = 0; u < n; u++) X->tok[b][u] = tok_undefined();
   }
-  int in = X->P->spec.in_place ? BUF_RECV : BUF_SEND;
-  for (int64_t u = 0; u < X->n[in]; u++) X->tok[in][u] = token(V->p, r, u);
+  int in;
+  int64_t off, units;
+  input_region(&X->P->spec, r, &in, &off, &units);
+  for (int64_t u = 0; u < units && off + u < X->n[in]; u++)
+    X->tok[in][off + u] = tok_leaf(leaf_id(V, r, u));
   X->slot_req = malloc(((size_t)X->P->nslots + 1) * sizeof(int));
   if (!X->slot_req) return -1;
   for (int s = 0; s <= X->P->nslots; s++) X->slot_req[s] = -1;
@@ -317,8 +371,10 @@ static void free_state(vstate *V, int own_programs) {
  * when progs is NULL); 0 or -1. */
 static int setup(vstate *V, const collc_spec *s, const collc_choice *c,
                  collc_prog *const progs[]) {
-  int p = V->p = s->p;
+  int p = V->p = s->p, buf;
   size_t pp = (size_t)p * (size_t)p;
+  int64_t off;
+  input_region(s, s->root, &buf, &off, &V->U);
   V->R = calloc((size_t)p, sizeof *V->R);
   V->sq = malloc(pp * sizeof(int)), V->sqt = malloc(pp * sizeof(int));
   V->rq = malloc(pp * sizeof(int)), V->rqt = malloc(pp * sizeof(int));
@@ -344,18 +400,54 @@ static int setup(vstate *V, const collc_spec *s, const collc_choice *c,
   return V->xa && V->xb ? 0 : -1;
 }
 
-/* All-to-all: RECV unit u of rank r must be input unit r of rank u. */
-static void check_alltoall(vstate *V) {
-  for (int r = 0; r < V->p; r++)
-    for (int64_t u = 0; u < V->p; u++) {
-      int64_t got = V->R[r].tok[BUF_RECV][u], want = token(V->p, (int)u, r);
-      if (got != want) {
-        verr(V, "rank %d RECV[%lld] holds %s%lld.%lld, expected %d.%lld", r, (long long)u,
-             got < 0 ? "undefined " : "", got < 0 ? -1LL : (long long)(got / V->p),
-             got < 0 ? -1LL : (long long)(got % V->p), (int)u, (long long)r);
-        return;
-      }
+/* What RECV unit u of rank r must hold, per collective. Reductions fold
+ * the leaves of all ranks in rank order. Returns 0 if r's RECV is not
+ * output (reduce, non-root). */
+static int expected(const vstate *V, const collc_spec *s, int r, int64_t u, vtok *want) {
+  switch (s->coll) {
+  case COLLC_COLL_ALLTOALL: *want = tok_leaf(leaf_id(V, (int)u, r)); return 1;
+  case COLLC_COLL_ALLGATHER: *want = tok_leaf(leaf_id(V, (int)u, 0)); return 1;
+  case COLLC_COLL_BCAST: *want = tok_leaf(leaf_id(V, s->root, u)); return 1;
+  case COLLC_COLL_REDUCE:
+    if (r != s->root) return 0;
+    /* fall through */
+  case COLLC_COLL_ALLREDUCE:
+  case COLLC_COLL_REDUCE_SCATTER_BLOCK: {
+    int64_t e = s->coll == COLLC_COLL_REDUCE_SCATTER_BLOCK ? r * s->count + u : u;
+    *want = tok_leaf(leaf_id(V, 0, e));
+    for (int q = 1; q < V->p; q++) *want = tok_concat(*want, tok_leaf(leaf_id(V, q, e)));
+    return 1;
+  }
+  default: return 0;
+  }
+}
+
+/* Describe token t into buf for error messages. */
+static const char *describe(const vstate *V, vtok t, char *buf, size_t len) {
+  if (t.n == 0) snprintf(buf, len, "undefined");
+  else if (t.n == 1) snprintf(buf, len, "unit %lld of rank %lld", (long long)(t.leaf % V->U),
+                              (long long)(t.leaf / V->U));
+  else snprintf(buf, len, "a combination of %lld contributions", (long long)t.n);
+  return buf;
+}
+
+/* Every output unit of every rank must hold what the collective defines;
+ * order of combination only matters for non-commutative operations. */
+static void check_outputs(vstate *V, const collc_spec *s) {
+  int ordered = !(coll_reduces(s->coll) && s->commutative);
+  int64_t out_units = s->coll == COLLC_COLL_REDUCE_SCATTER_BLOCK ? s->count : -1;
+  for (int r = 0; r < V->p; r++) {
+    int64_t n = out_units >= 0 ? out_units : V->R[r].n[BUF_RECV];
+    for (int64_t u = 0; u < n; u++) {
+      vtok want, got = V->R[r].tok[BUF_RECV][u];
+      char g[96], w[96];
+      if (!expected(V, s, r, u, &want) || tok_same(got, want, ordered)) continue;
+      verr(V, "rank %d RECV[%lld] holds %s, expected %s%s", r, (long long)u,
+           describe(V, got, g, sizeof g), describe(V, want, w, sizeof w),
+           got.n == want.n && ordered ? " (wrong contributions or order)" : "");
+      return;
     }
+  }
 }
 
 /* Sweep the ranks until nothing moves; report ranks left blocked. */
@@ -388,7 +480,7 @@ static int verify(const collc_spec *s, const collc_choice *c, collc_prog *const 
   V.rep = R;
   if (setup(&V, s, c, progs) == 0) {
     run_all(&V);
-    if (!R->deadlock && s->coll == COLLC_COLL_ALLTOALL) check_alltoall(&V);
+    if (!R->deadlock) check_outputs(&V, s);
     for (int r = 0; r < V.p; r++)
       if (V.R[r].sent > R->max_rank_units) R->max_rank_units = V.R[r].sent;
   } else if (!R->errors) {

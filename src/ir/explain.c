@@ -63,23 +63,33 @@ static void print_expansion(const collc_prog *P, collc_opnd o, FILE *out) {
 static void print_instr(const collc_prog *P, int a, int flags, FILE *out) {
   const collc_instr *I = &P->ins[a];
   int f = ops_flags(I->op);
-  char s[512], d[512], peer[16] = "", slot[16] = "", n[24] = "";
+  char s[512], s2[520] = "", d[512], peer[16] = "", slot[16] = "", n[24] = "";
   if (f & (OPF_PEER | OPF_GROUP)) snprintf(peer, sizeof peer, "%d", I->peer);
   if (f & (OPF_POSTS | OPF_WAITS)) snprintf(slot, sizeof slot, "%d", I->slot);
   if (f & (OPF_WAITS | OPF_GROUP)) snprintf(n, sizeof n, "%lld", (long long)I->n);
   explain_opnd(P, (f & OPF_READS) ? I->src : opnd(BUF_NONE, 0, 0), s, sizeof s);
+  if (f & OPF_READS2) {
+    s2[0] = ',', s2[1] = ' ';
+    explain_opnd(P, I->src2, s2 + 2, sizeof s2 - 2);
+  }
   explain_opnd(P, (f & OPF_WRITES) ? I->dst : opnd(BUF_NONE, 0, 0), d, sizeof d);
-  fprintf(out, "%4d  %-8s  %5s  %4s  %4s  %s -> %s", a, ops_name(I->op), peer, slot, n,
-          s, d);
+  fprintf(out, "%4d  %-8s  %5s  %4s  %4s  %s%s -> %s", a, ops_name(I->op), peer, slot, n,
+          s, s2, d);
   if ((flags & EXPLAIN_EXPAND) && (f & OPF_READS)) print_expansion(P, I->src, out);
-  else if ((flags & EXPLAIN_EXPAND) && (f & OPF_WRITES)) print_expansion(P, I->dst, out);
+  if ((flags & EXPLAIN_EXPAND) && (f & OPF_READS2)) print_expansion(P, I->src2, out);
+  if ((flags & EXPLAIN_EXPAND) && (f & OPF_WRITES) && !(f & OPF_READS))
+    print_expansion(P, I->dst, out);
   fputc('\n', out);
 }
 
 void explain_print(const collc_prog *P, int flags, FILE *out) {
   const collc_spec *sp = &P->spec;
-  fprintf(out, "%s %s p=%d rank=%d count=%lld%s\n", coll_name(sp->coll), P->algo, sp->p,
+  fprintf(out, "%s %s p=%d rank=%d count=%lld%s", coll_name(sp->coll), P->algo, sp->p,
           sp->rank, (long long)sp->count, sp->in_place ? " in_place" : "");
+  if (sp->coll == COLLC_COLL_REDUCE || sp->coll == COLLC_COLL_BCAST)
+    fprintf(out, " root=%d", sp->root);
+  if (coll_reduces(sp->coll)) fprintf(out, "%s", sp->commutative ? " commutative" : " noncommutative");
+  fputc('\n', out);
   fprintf(out, "%d instructions, %d request slots, tmp=%lld units, %d groups\n", P->nins,
           P->nslots, (long long)P->tmp_units, P->ngroups);
   for (int g = 0; g < P->ngroups; g++)

@@ -19,19 +19,29 @@
 #include <stdint.h>
 #include "ops.h"
 
-/* Collectives, defined once: X(enum suffix, name). */
-#define COLLC_COLLS(X) X(ALLTOALL, "alltoall")
+/* Collectives, defined once: X(enum suffix, name, reduces). Units of the
+ * buffers (prog_buf_units): all-to-all and allgather count in blocks (one
+ * block = the elements one rank sends another), the others in elements. */
+#define COLLC_COLLS(X)                                    \
+  X(ALLTOALL, "alltoall", 0)                              \
+  X(ALLGATHER, "allgather", 0)                            \
+  X(ALLREDUCE, "allreduce", 1)                            \
+  X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block", 1)      \
+  X(REDUCE, "reduce", 1)                                  \
+  X(BCAST, "bcast", 0)
 
 enum collc_coll {
-#define COLLC_COLL_ENUM(e, name) COLLC_COLL_##e,
+#define COLLC_COLL_ENUM(e, name, reduces) COLLC_COLL_##e,
   COLLC_COLLS(COLLC_COLL_ENUM)
 #undef COLLC_COLL_ENUM
   COLLC_COLL_COUNT
 };
 
-/* Collective name ("alltoall") or NULL; name -> enum, -1 if unknown. */
+/* Collective name ("alltoall") or NULL; name -> enum, -1 if unknown;
+ * whether it combines data with an operation. */
 const char *coll_name(int coll);
 int coll_from_name(const char *name);
+int coll_reduces(int coll);
 
 /* Internal status codes (public entry points map them to MPI error classes). */
 enum { COLLC_OK = 0, COLLC_ENOMEM, COLLC_EINVAL, COLLC_EUNFIT, COLLC_EINTERNAL };
@@ -42,14 +52,19 @@ const char *buf_name(int buf);
 
 #define COLLC_MAXLEV 64 /* levels of a strided shape */
 
-/* What is being compiled: identical on every rank but `rank`. */
+/* What is being compiled: identical on every rank but `rank`.
+ * count: all-to-all, allgather: elements per block (units are blocks);
+ * allreduce, reduce, bcast: elements; reduce_scatter_block: elements each
+ * rank receives (recvcount). */
 typedef struct {
   int coll;           /* enum collc_coll */
   int p;              /* communicator size */
   int rank;           /* this program's rank */
-  int64_t count;      /* elements per block (all-to-all) */
-  int64_t unit_bytes; /* bytes of one unit, for cost estimates; 0 if unknown */
-  int in_place;       /* input is in RECV (MPI_IN_PLACE) */
+  int64_t count;
+  int64_t unit_bytes; /* bytes of one unit, for cost estimates and splitting */
+  int in_place;       /* input is in RECV (MPI_IN_PLACE; always for bcast) */
+  int root;           /* reduce, bcast */
+  int commutative;    /* reductions: the operation commutes */
 } collc_spec;
 
 enum { SHAPE_STRIDED = 0, SHAPE_INDEXED = 1 };
@@ -76,7 +91,7 @@ typedef struct {
   int32_t peer;   /* OPF_PEER: rank; OPF_GROUP: group index */
   int32_t slot;   /* OPF_POSTS: request slot; OPF_WAITS: first slot */
   int64_t n;      /* OPF_WAITS: slot count; OPF_GROUP: member stride in units */
-  collc_opnd src, dst;
+  collc_opnd src, src2, dst;
 } collc_instr;
 
 /* A group: members j = 0..n-1 are ranks base + j*stride. */
@@ -141,6 +156,10 @@ void prog_send(collc_prog *P, int peer, collc_opnd src);
 void prog_recv(collc_prog *P, int peer, collc_opnd dst);
 void prog_wait(collc_prog *P);
 void prog_copy(collc_prog *P, collc_opnd src, collc_opnd dst);
+/* dst = src op dst, src holding the lower ranks' contributions. */
+void prog_reduce(collc_prog *P, collc_opnd src, collc_opnd dst);
+/* dst = src op src2 (src lower ranks); dst may not overlap either source. */
+void prog_combine(collc_prog *P, collc_opnd src, collc_opnd src2, collc_opnd dst);
 /* Group all-to-all: member j's part is shape at off + j*stride of src/dst. */
 void prog_alltoall(collc_prog *P, int group, collc_opnd src, collc_opnd dst,
                    int64_t stride);

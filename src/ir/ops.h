@@ -8,6 +8,7 @@
  *
  * flags (OPF_*):
  *   READS   the src operand is read            WRITES  the dst operand is written
+ *   READS2  the src2 operand is read           UPDATES the dst operand is read too
  *   POSTS   starts a request in `slot`         WAITS   completes slots [slot, slot+n)
  *   PEER    `peer` is a rank of the communicator
  *   GROUP   `peer` is a group index (program's group table), `n` the member stride
@@ -23,6 +24,8 @@
 #define OPF_PEER   0x10
 #define OPF_GROUP  0x20
 #define OPF_BLOCKS 0x40
+#define OPF_READS2 0x80
+#define OPF_UPDATES 0x100
 
 #define COLLC_OPS(X)                                                            \
   X(NOP,      0,                                "does nothing")                 \
@@ -30,6 +33,8 @@
   X(RECV,     OPF_WRITES | OPF_POSTS | OPF_PEER, "start receiving dst from peer") \
   X(WAIT,     OPF_WAITS,                        "complete request slots [slot, slot+n)") \
   X(COPY,     OPF_READS | OPF_WRITES,           "copy src to dst (same unit count)") \
+  X(REDUCE,   OPF_READS | OPF_WRITES | OPF_UPDATES, "dst = src op dst (src: lower ranks)") \
+  X(COMBINE,  OPF_READS | OPF_READS2 | OPF_WRITES, "dst = src op src2 (src: lower ranks)") \
   X(ALLTOALL, OPF_READS | OPF_WRITES | OPF_POSTS | OPF_GROUP | OPF_BLOCKS,               \
               "all-to-all on group peer: member j gets src+j*n, dst+j*n from j")
 

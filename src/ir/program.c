@@ -29,10 +29,20 @@ const char *ops_doc(int op) {
 }
 
 static const char *const coll_names[] = {
-#define COLLC_COLL_NAME(e, name) name,
+#define COLLC_COLL_NAME(e, name, reduces) name,
     COLLC_COLLS(COLLC_COLL_NAME)
 #undef COLLC_COLL_NAME
 };
+
+static const int coll_reduce_flags[] = {
+#define COLLC_COLL_RED(e, name, reduces) reduces,
+    COLLC_COLLS(COLLC_COLL_RED)
+#undef COLLC_COLL_RED
+};
+
+int coll_reduces(int coll) {
+  return coll >= 0 && coll < COLLC_COLL_COUNT ? coll_reduce_flags[coll] : 0;
+}
 
 const char *coll_name(int coll) {
   return coll >= 0 && coll < COLLC_COLL_COUNT ? coll_names[coll] : NULL;
@@ -73,10 +83,38 @@ void prog_fail(collc_prog *P, int err, const char *fmt, ...) {
   va_end(ap);
 }
 
+/* Units of the input (SEND, or RECV in place) per collective. */
+static int64_t input_units(const collc_spec *s) {
+  switch (s->coll) {
+  case COLLC_COLL_ALLTOALL: return s->p;
+  case COLLC_COLL_ALLGATHER: return 1;
+  case COLLC_COLL_REDUCE_SCATTER_BLOCK: return s->p * s->count;
+  case COLLC_COLL_REDUCE:
+  case COLLC_COLL_ALLREDUCE:
+  case COLLC_COLL_BCAST: return s->count;
+  default: return 0;
+  }
+}
+
+/* Units of the output RECV per collective (in place: large enough for the
+ * input too). */
+static int64_t output_units(const collc_spec *s) {
+  switch (s->coll) {
+  case COLLC_COLL_ALLTOALL:
+  case COLLC_COLL_ALLGATHER: return s->p;
+  case COLLC_COLL_REDUCE_SCATTER_BLOCK: return s->in_place ? s->p * s->count : s->count;
+  case COLLC_COLL_REDUCE: return s->rank == s->root ? s->count : 0;
+  case COLLC_COLL_ALLREDUCE:
+  case COLLC_COLL_BCAST: return s->count;
+  default: return 0;
+  }
+}
+
 int64_t prog_buf_units(const collc_prog *P, int buf) {
+  const collc_spec *s = &P->spec;
   switch (buf) {
-  case BUF_SEND: return P->spec.in_place ? 0 : P->spec.p;
-  case BUF_RECV: return P->spec.p;
+  case BUF_SEND: return s->in_place || s->coll == COLLC_COLL_BCAST ? 0 : input_units(s);
+  case BUF_RECV: return output_units(s);
   case BUF_TMP: return P->tmp_units;
   default: return 0;
   }
@@ -154,6 +192,21 @@ void prog_copy(collc_prog *P, collc_opnd src, collc_opnd dst) {
   I->dst = dst;
 }
 
+void prog_reduce(collc_prog *P, collc_opnd src, collc_opnd dst) {
+  collc_instr *I = append(P, COLLC_OP_REDUCE);
+  if (!I) return;
+  I->src = src;
+  I->dst = dst;
+}
+
+void prog_combine(collc_prog *P, collc_opnd src, collc_opnd src2, collc_opnd dst) {
+  collc_instr *I = append(P, COLLC_OP_COMBINE);
+  if (!I) return;
+  I->src = src;
+  I->src2 = src2;
+  I->dst = dst;
+}
+
 void prog_alltoall(collc_prog *P, int group, collc_opnd src, collc_opnd dst,
                    int64_t stride) {
   if (group < 0 || group >= P->ngroups) {
@@ -212,9 +265,15 @@ static void check_instr(collc_prog *P, int addr) {
     prog_fail(P, COLLC_EINVAL, "addr %d: reads SEND of an in-place call", addr);
   if ((f & OPF_WRITES) && I->dst.buf == BUF_SEND)
     prog_fail(P, COLLC_EINVAL, "addr %d: writes SEND, the send buffer", addr);
+  if ((f & OPF_READS2) && I->src2.buf == BUF_SEND && P->spec.in_place)
+    prog_fail(P, COLLC_EINVAL, "addr %d: reads SEND of an in-place call", addr);
   if (f & OPF_READS) check_opnd(P, addr, I->src, "src");
+  if (f & OPF_READS2) check_opnd(P, addr, I->src2, "src2");
   if (f & OPF_WRITES) check_opnd(P, addr, I->dst, "dst");
   if (P->err) return;
+  if ((f & OPF_READS2) && opnd_units(P, I->src) != opnd_units(P, I->src2))
+    prog_fail(P, COLLC_EINVAL, "addr %d: src has %lld units, src2 %lld", addr,
+              (long long)opnd_units(P, I->src), (long long)opnd_units(P, I->src2));
   if ((f & OPF_READS) && (f & OPF_WRITES) &&
       opnd_units(P, I->src) != opnd_units(P, I->dst))
     prog_fail(P, COLLC_EINVAL, "addr %d: src has %lld units, dst %lld", addr,

@@ -41,8 +41,13 @@ static int alltoall(const char *forced, const void *sb, int sc, MPI_Datatype st,
   PMPI_Comm_rank(comm, &rank);
   PMPI_Type_size(rt, &rsize);
   long long block = (long long)rc * rsize;
-  dispatch_call d = {{COLLC_COLL_ALLTOALL, p, rank, rc, block, sb == MPI_IN_PLACE},
-                     {sc, rc, st, rt}, sb, rb, comm, native_alltoall};
+  dispatch_call d = {.spec = {.coll = COLLC_COLL_ALLTOALL, .p = p, .rank = rank, .count = rc,
+                              .unit_bytes = block, .in_place = sb == MPI_IN_PLACE},
+                     .bind = {sc, rc, st, rt},
+                     .sendbuf = sb,
+                     .recvbuf = rb,
+                     .comm = comm,
+                     .native = native_alltoall};
   return dispatch(&d, forced, (p - 1) * block);
 }
 

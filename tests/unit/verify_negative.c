@@ -150,7 +150,7 @@ static void case_shifted_send(void) {
           "linear rank 2's first SEND is not unit 3 to rank 3");
     G.P[2]->ins[a].src.off++;
     still_wellformed("shifted send", G.P[2]);
-    expect_fail("SEND offset + 1", &G, "rank 3 RECV[2] holds 2.4", 0);
+    expect_fail("SEND offset + 1", &G, "rank 3 RECV[2] holds unit 4 of rank 2", 0);
   }
   free_all(&G);
 }
