@@ -18,9 +18,36 @@ static inline long tool_int(const char *s, const char *what) {
   return v;
 }
 
+/* Options shared by collc-explain and collc-verify. */
+typedef struct {
+  int in_place;       /* -i */
+  int root;           /* -r ROOT (reduce, bcast) */
+  int noncommutative; /* -n: the operation does not commute */
+  long elem_bytes;    /* -b BYTES per element (default 8, a double) */
+} tool_opts;
+
+#define TOOL_OPTSTRING "ir:nb:"
+#define TOOL_OPTHELP                                                                   \
+  "  -i        in place (MPI_IN_PLACE)\n"                                              \
+  "  -r ROOT   root of reduce and bcast (default 0)\n"                                 \
+  "  -n        the reduction operation is not commutative\n"                           \
+  "  -b BYTES  bytes per element (default 8): reductions split vectors into blocks\n"   \
+  "            of at least 64 bytes\n"
+
+/* Apply one of the shared options; 0 if opt was one of them, else -1. */
+static inline int tool_option(int opt, const char *arg, tool_opts *o) {
+  switch (opt) {
+  case 'i': o->in_place = 1; return 0;
+  case 'r': o->root = (int)tool_int(arg, "root"); return 0;
+  case 'n': o->noncommutative = 1; return 0;
+  case 'b': o->elem_bytes = tool_int(arg, "bytes"); return 0;
+  default: return -1;
+  }
+}
+
 /* Build spec and resolved choice from command-line words; exits 2 on error. */
 static inline void tool_setup(const char *coll, const char *algo, long p, long rank, long count,
-                              int in_place, collc_spec *s, collc_choice *c) {
+                              const tool_opts *o, collc_spec *s, collc_choice *c) {
   char why[200];
   memset(s, 0, sizeof *s);
   s->coll = coll_from_name(coll);
@@ -28,12 +55,17 @@ static inline void tool_setup(const char *coll, const char *algo, long p, long r
     fprintf(stderr, "unknown collective '%s'\n", coll);
     exit(2);
   }
-  if (p < 1 || p > (1L << 30) || rank >= p) {
-    fprintf(stderr, "need 1 <= p and 0 <= rank < p\n");
+  if (p < 1 || p > (1L << 30) || rank >= p || o->root >= p) {
+    fprintf(stderr, "need 1 <= p and 0 <= rank, root < p\n");
     exit(2);
   }
-  s->p = (int)p, s->rank = (int)rank, s->count = count, s->in_place = in_place;
-  s->unit_bytes = 4 * count;
+  long eb = o->elem_bytes > 0 ? o->elem_bytes : 8;
+  int blocks = s->coll == COLLC_COLL_ALLTOALL || s->coll == COLLC_COLL_ALLGATHER;
+  s->p = (int)p, s->rank = (int)rank, s->count = count, s->root = o->root;
+  s->in_place = o->in_place || s->coll == COLLC_COLL_BCAST;
+  s->commutative = !o->noncommutative;
+  s->unit_bytes = blocks ? eb * count : eb;
+  *s = spec_rank(s, (int)rank);
   if (choice_parse(s->coll, algo, c, why, sizeof why) || choice_resolve(s, c, why, sizeof why)) {
     fprintf(stderr, "%s\n", why);
     exit(2);

@@ -26,6 +26,8 @@ typedef struct {
   int auto_d;            /* torus "d=N": N, dims filled in by resolve; else 0 */
   int ncomp;             /* torus: 0 (default), 1 (all dims) or nf */
   int comp[COLLC_MAXF];
+  char step[COLLC_MAXF]; /* factor-list steps: '-' reduce-scatter, '*' allreduce,
+                            '+' allgather (f[i] is the radix) */
 } collc_choice;
 
 typedef struct {
@@ -71,6 +73,17 @@ void algo_format_none(const collc_choice *c, char *buf, size_t len);
 /* Parsing helpers shared by rows: a list of ints separated by sep; returns
  * the count or -1. */
 int parse_int_list(const char *s, size_t len, char sep, int *out, int max);
+/* A factor list "-4,-2,*2,2,4" into c->f/c->step: "-k" reduce-scatter, "*k"
+ * allreduce, "k" or "+k" allgather steps, radices >= 2, kinds in that order
+ * and only those in `allowed` (e.g. "-*+"). 0 or COLLC_EINVAL with why. */
+int parse_steps(const char *params, collc_choice *c, const char *allowed, char *why,
+                size_t wlen);
+/* The factor list of c as text ("-4,-2,2,4"). */
+void format_steps(const collc_choice *c, char *buf, size_t len);
+/* Product of the radices of c's steps of kind k (1 if none; saturates). */
+int64_t steps_product(const collc_choice *c, char kind);
+/* Steps of kind k, in order, into out[]; returns how many. */
+int steps_of(const collc_choice *c, char kind, int *out);
 
 /* ---- generators' shared pieces (exchange.c) ---- */
 
@@ -83,6 +96,8 @@ void gen_group_exchange(collc_prog *P, int comp, int n, int base, int gstride, i
 
 /* ---- per-algorithm rows, defined in their own files ---- */
 extern const collc_algo algo_native, algo_alltoall_pairwise, algo_alltoall_linear,
-    algo_alltoall_bruck, algo_alltoall_torus;
+    algo_alltoall_bruck, algo_alltoall_torus, algo_allreduce_recexch, algo_rsb_recexch,
+    algo_allgather_recexch, algo_allreduce_cyclic, algo_rsb_cyclic, algo_allgather_cyclic,
+    algo_allreduce_tree, algo_reduce_tree, algo_bcast_tree;
 
 #endif

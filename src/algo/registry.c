@@ -13,6 +13,15 @@ const collc_algo *const algo_registry[] = {
     &algo_alltoall_linear,
     &algo_alltoall_bruck,
     &algo_alltoall_torus,
+    &algo_allreduce_recexch,
+    &algo_allreduce_cyclic,
+    &algo_allreduce_tree,
+    &algo_rsb_recexch,
+    &algo_rsb_cyclic,
+    &algo_allgather_recexch,
+    &algo_allgather_cyclic,
+    &algo_reduce_tree,
+    &algo_bcast_tree,
 };
 const int algo_count = (int)(sizeof algo_registry / sizeof algo_registry[0]);
 
@@ -53,6 +62,52 @@ int parse_int_list(const char *s, size_t len, char sep, int *out, int max) {
       i++;
     }
   }
+  return n;
+}
+
+int parse_steps(const char *params, collc_choice *c, const char *allowed, char *why,
+                size_t wlen) {
+  const char *order = "-*+", *s = params ? params : "";
+  int rank_of_last = 0;
+  c->nf = 0;
+  while (*s) {
+    size_t n = strcspn(s, ",");
+    char kind = *s == '-' || *s == '*' || *s == '+' ? *s : '+';
+    const char *num = s + (*s == '-' || *s == '*' || *s == '+');
+    int v, at = (int)(strchr(order, kind) - order);
+    if (parse_int_list(num, n - (size_t)(num - s), ',', &v, 1) != 1 || v < 2 || !strchr(allowed, kind) ||
+        at < rank_of_last || c->nf == COLLC_MAXF) {
+      snprintf(why, wlen, "bad step '%.*s' (radix >= 2; kinds %s in the order -, *, +)", (int)n,
+               s, allowed);
+      return COLLC_EINVAL;
+    }
+    rank_of_last = at;
+    c->step[c->nf] = kind;
+    c->f[c->nf++] = v;
+    s += n + (s[n] == ',');
+  }
+  return 0;
+}
+
+void format_steps(const collc_choice *c, char *buf, size_t len) {
+  size_t at = 0;
+  if (len) buf[0] = 0;
+  for (int i = 0; i < c->nf && at < len; i++)
+    at += (size_t)snprintf(buf + at, len - at, "%s%s%d", i ? "," : "",
+                           c->step[i] == '+' ? "" : c->step[i] == '-' ? "-" : "*", c->f[i]);
+}
+
+int64_t steps_product(const collc_choice *c, char kind) {
+  int64_t p = 1;
+  for (int i = 0; i < c->nf; i++)
+    if (c->step[i] == kind && (p *= c->f[i]) > (INT64_C(1) << 40)) p = INT64_C(1) << 40;
+  return p;
+}
+
+int steps_of(const collc_choice *c, char kind, int *out) {
+  int n = 0;
+  for (int i = 0; i < c->nf; i++)
+    if (c->step[i] == kind) out[n++] = c->f[i];
   return n;
 }
 

@@ -316,9 +316,8 @@ static int run_rank(vstate *V, int r) {
 
 /* Where rank r's input lies: buffer, first unit, units. */
 static void input_region(const collc_spec *s, int r, int *buf, int64_t *off, int64_t *units) {
-  collc_spec sr = *s;
+  collc_spec sr = spec_rank(s, r);
   collc_prog probe;
-  sr.rank = r;
   memset(&probe, 0, sizeof probe);
   probe.spec = sr;
   *buf = sr.in_place || sr.coll == COLLC_COLL_BCAST ? BUF_RECV : BUF_SEND;
@@ -383,9 +382,8 @@ static int setup(vstate *V, const collc_spec *s, const collc_choice *c,
   memset(V->rq, -1, pp * sizeof(int)), memset(V->rqt, -1, pp * sizeof(int));
   int64_t maxn = 1;
   for (int r = 0; r < p; r++) {
-    collc_spec sr = *s;
+    collc_spec sr = spec_rank(s, r);
     char why[200];
-    sr.rank = r;
     V->R[r].P = progs ? progs[r] : choice_compile(&sr, c, why, sizeof why);
     if (!V->R[r].P) {
       verr(V, "rank %d: %s", r, progs ? "no program" : why);
@@ -400,10 +398,23 @@ static int setup(vstate *V, const collc_spec *s, const collc_choice *c,
   return V->xa && V->xb ? 0 : -1;
 }
 
-/* What RECV unit u of rank r must hold, per collective. Reductions fold
- * the leaves of all ranks in rank order. Returns 0 if r's RECV is not
- * output (reduce, non-root). */
-static int expected(const vstate *V, const collc_spec *s, int r, int64_t u, vtok *want) {
+/* The reduction over all ranks, in rank order, of input unit e, for every
+ * e < U (computed once: p concatenations per unit); NULL if not a reduction
+ * or out of memory. */
+static vtok *folds(const vstate *V, const collc_spec *s) {
+  if (!coll_reduces(s->coll)) return NULL;
+  vtok *f = malloc((size_t)(V->U + 1) * sizeof *f);
+  for (int64_t e = 0; f && e < V->U; e++) {
+    f[e] = tok_leaf(leaf_id(V, 0, e));
+    for (int q = 1; q < V->p; q++) f[e] = tok_concat(f[e], tok_leaf(leaf_id(V, q, e)));
+  }
+  return f;
+}
+
+/* What RECV unit u of rank r must hold, per collective (fold: see folds()).
+ * Returns 0 if r's RECV is not output (reduce, non-root). */
+static int expected(const vstate *V, const collc_spec *s, const vtok *fold, int r, int64_t u,
+                    vtok *want) {
   switch (s->coll) {
   case COLLC_COLL_ALLTOALL: *want = tok_leaf(leaf_id(V, (int)u, r)); return 1;
   case COLLC_COLL_ALLGATHER: *want = tok_leaf(leaf_id(V, (int)u, 0)); return 1;
@@ -411,13 +422,8 @@ static int expected(const vstate *V, const collc_spec *s, int r, int64_t u, vtok
   case COLLC_COLL_REDUCE:
     if (r != s->root) return 0;
     /* fall through */
-  case COLLC_COLL_ALLREDUCE:
-  case COLLC_COLL_REDUCE_SCATTER_BLOCK: {
-    int64_t e = s->coll == COLLC_COLL_REDUCE_SCATTER_BLOCK ? r * s->count + u : u;
-    *want = tok_leaf(leaf_id(V, 0, e));
-    for (int q = 1; q < V->p; q++) *want = tok_concat(*want, tok_leaf(leaf_id(V, q, e)));
-    return 1;
-  }
+  case COLLC_COLL_ALLREDUCE: *want = fold[u]; return 1;
+  case COLLC_COLL_REDUCE_SCATTER_BLOCK: *want = fold[r * s->count + u]; return 1;
   default: return 0;
   }
 }
@@ -434,20 +440,26 @@ static const char *describe(const vstate *V, vtok t, char *buf, size_t len) {
 /* Every output unit of every rank must hold what the collective defines;
  * order of combination only matters for non-commutative operations. */
 static void check_outputs(vstate *V, const collc_spec *s) {
-  int ordered = !(coll_reduces(s->coll) && s->commutative);
+  int ordered = !(coll_reduces(s->coll) && s->commutative), bad = 0;
   int64_t out_units = s->coll == COLLC_COLL_REDUCE_SCATTER_BLOCK ? s->count : -1;
-  for (int r = 0; r < V->p; r++) {
+  vtok *fold = folds(V, s);
+  if (coll_reduces(s->coll) && !fold) {
+    verr(V, "out of memory");
+    return;
+  }
+  for (int r = 0; r < V->p && !bad; r++) {
     int64_t n = out_units >= 0 ? out_units : V->R[r].n[BUF_RECV];
-    for (int64_t u = 0; u < n; u++) {
+    for (int64_t u = 0; u < n && !bad; u++) {
       vtok want, got = V->R[r].tok[BUF_RECV][u];
       char g[96], w[96];
-      if (!expected(V, s, r, u, &want) || tok_same(got, want, ordered)) continue;
+      if (!expected(V, s, fold, r, u, &want) || tok_same(got, want, ordered)) continue;
       verr(V, "rank %d RECV[%lld] holds %s, expected %s%s", r, (long long)u,
            describe(V, got, g, sizeof g), describe(V, want, w, sizeof w),
            got.n == want.n && ordered ? " (wrong contributions or order)" : "");
-      return;
+      bad = 1;
     }
   }
+  free(fold);
 }
 
 /* Sweep the ranks until nothing moves; report ranks left blocked. */

@@ -118,6 +118,10 @@ typedef struct collc_prog {
   char errmsg[160];
 } collc_prog;
 
+/* The spec of rank r: reduce is in place only at its root (elsewhere
+ * MPI_IN_PLACE is not allowed and sendbuf is the input). */
+collc_spec spec_rank(const collc_spec *s, int r);
+
 /* ---- builder (program.c) ---- */
 
 /* New empty program for spec, or NULL when out of memory. */
@@ -138,7 +142,8 @@ int prog_shape_contig(collc_prog *P, int64_t n);
 int prog_shape_strided(collc_prog *P, int64_t run, int nlev,
                        const int64_t count[], const int64_t stride[]);
 /* Operand over explicit runs (off[i], len[i]) of buf, in message order;
- * normalised: adjacent runs merged, one run becomes a contiguous shape. */
+ * normalised: adjacent runs merged, one run becomes a contiguous shape,
+ * equal runs at a constant positive stride a strided shape. */
 collc_opnd prog_opnd_runs(collc_prog *P, int buf, int nruns,
                           const int64_t off[], const int64_t len[]);
 static inline collc_opnd opnd(int buf, int64_t off, int shape) {

@@ -83,6 +83,14 @@ void prog_fail(collc_prog *P, int err, const char *fmt, ...) {
   va_end(ap);
 }
 
+collc_spec spec_rank(const collc_spec *s, int r) {
+  collc_spec t = *s;
+  t.rank = r;
+  if (t.coll == COLLC_COLL_REDUCE && r != t.root) t.in_place = 0;
+  if (t.coll == COLLC_COLL_BCAST) t.in_place = 1;
+  return t;
+}
+
 /* Units of the input (SEND, or RECV in place) per collective. */
 static int64_t input_units(const collc_spec *s) {
   switch (s->coll) {

@@ -110,9 +110,17 @@ collc_opnd prog_opnd_runs(collc_prog *P, int buf, int nruns, const int64_t off[]
     return o;
   }
   int m = merge_runs(nruns, off, len, pairs);
+  int64_t stride = m > 1 ? pairs[2] - pairs[0] : 0;
+  int regular = m > 1 && stride > pairs[1];
+  for (int i = 1; i < m && regular; i++)
+    regular = pairs[2 * i + 1] == pairs[1] && pairs[2 * i] - pairs[2 * i - 2] == stride;
   if (m <= 1) {
     o.off = m ? pairs[0] : 0;
     o.shape = prog_shape_contig(P, m ? pairs[1] : 0);
+  } else if (regular) { /* equal runs at a constant positive stride */
+    int64_t cnt = m;
+    o.off = pairs[0];
+    o.shape = prog_shape_strided(P, pairs[1], 1, &cnt, &stride);
   } else {
     collc_shape S = {SHAPE_INDEXED, m, 0, 0, 0, pairs[0], 0, m};
     for (int i = 0; i < m; i++) {
