@@ -54,6 +54,34 @@ int collc_alltoall_algo(const char *algorithm, const void *sendbuf, int sendcoun
                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
                         MPI_Datatype recvtype, MPI_Comm comm);
 
+/* The reduction and redistribution collectives, with MPI semantics (any
+ * predefined or user-defined operation; predefined datatypes and derived
+ * ones without holes; MPI_IN_PLACE). The plain forms select the algorithm
+ * as the MPI_ call does (COLLC_<COLLECTIVE>, else the default rule); the
+ * _algo forms take it explicitly, e.g. "recexch:-4,-2,2,4", "cyclic",
+ * "tree:3,2", "native" (MPI_ERR_ARG if it does not fit the call). */
+int collc_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, MPI_Comm comm);
+int collc_allreduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int collc_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int collc_reduce_scatter_block_algo(const char *algorithm, const void *sendbuf, void *recvbuf,
+                                    int recvcount, MPI_Datatype datatype, MPI_Op op,
+                                    MPI_Comm comm);
+int collc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int collc_allgather_algo(const char *algorithm, const void *sendbuf, int sendcount,
+                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, MPI_Comm comm);
+int collc_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 int root, MPI_Comm comm);
+int collc_reduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+                      MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm);
+int collc_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int collc_bcast_algo(const char *algorithm, void *buffer, int count, MPI_Datatype datatype,
+                     int root, MPI_Comm comm);
+
 #ifdef __cplusplus
 }
 #endif

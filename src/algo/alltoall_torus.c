@@ -83,7 +83,7 @@ static int torus_resolve(const collc_spec *s, collc_choice *c, char *why, size_t
     c->auto_d = 0;
   }
   int64_t prod = 1;
-  for (int i = 0; i < c->nf; i++) prod *= c->f[i];
+  for (int i = 0; i < c->nf && prod <= s->p; i++) prod *= c->f[i]; /* stops before overflow */
   if (prod != s->p) {
     snprintf(why, wlen, "torus: product of dims %lld is not p = %d", (long long)prod, s->p);
     return COLLC_EUNFIT;

@@ -21,7 +21,7 @@ typedef struct {
   int pc, done;
   int64_t n[BUF_COUNT];
   vtok *tok[BUF_COUNT];
-  uint16_t *rd[BUF_COUNT]; /* in-flight sends reading the unit */
+  uint32_t *rd[BUF_COUNT]; /* in-flight sends reading the unit */
   uint8_t *wr[BUF_COUNT];  /* in-flight receives writing the unit */
   int *slot_req;           /* request per slot, -1 when idle */
   int64_t sent;
@@ -72,13 +72,28 @@ static int64_t expand(const collc_prog *P, collc_opnd o, int64_t *out) {
   return n;
 }
 
+/* 1 if operand o of rank r names existing units only (else reported). */
+static int in_bounds(vstate *V, int r, collc_opnd o) {
+  const vrank *X = &V->R[r];
+  if (o.buf <= BUF_NONE || o.buf >= BUF_COUNT || o.shape < 0 || o.shape >= X->P->nshapes) {
+    verr(V, "rank %d addr %d: bad operand", r, X->pc);
+    return 0;
+  }
+  const collc_shape *S = &X->P->shapes[o.shape];
+  if (S->nunits == 0 || (o.off + S->lo >= 0 && o.off + S->hi <= X->n[o.buf])) return 1;
+  verr(V, "rank %d addr %d: %s+%lld outside the buffer (%lld units)", r, X->pc,
+       buf_name(o.buf), (long long)o.off, (long long)X->n[o.buf]);
+  return 0;
+}
+
 enum { H_READ, H_WRITE, H_START_READ, H_START_WRITE, H_END_READ, H_END_WRITE };
 
 /* Apply hazard action h to the units of operand o on rank r. */
 static void hazard(vstate *V, int r, int addr, collc_opnd o, int h) {
   vrank *X = &V->R[r];
+  if (!in_bounds(V, r, o)) return;
   int64_t n = expand(X->P, o, V->xa);
-  uint16_t *rd = X->rd[o.buf];
+  uint32_t *rd = X->rd[o.buf];
   uint8_t *wr = X->wr[o.buf];
   for (int64_t i = 0; i < n; i++) {
     int64_t u = V->xa[i];
@@ -99,6 +114,7 @@ static void hazard(vstate *V, int r, int addr, collc_opnd o, int h) {
 /* Move the tokens of rank a's operand sa into rank b's operand db; counts
  * as sent by a unless a == b (a local copy). */
 static void transfer(vstate *V, int a, collc_opnd sa, int b, collc_opnd db, const char *what) {
+  if (!in_bounds(V, a, sa) || !in_bounds(V, b, db)) return;
   int64_t na = expand(V->R[a].P, sa, V->xa), nb = expand(V->R[b].P, db, V->xb);
   if (na != nb) {
     verr(V, "%s %d -> %d: %lld units sent, %lld expected", what, a, b, (long long)na,
@@ -134,9 +150,12 @@ static int new_req(vstate *V, int r, int complete) {
     V->cap = V->cap ? 2 * V->cap : 1024;
     V->req = realloc(V->req, (size_t)V->cap * sizeof *V->req);
   }
-  int q = V->nreq++;
+  int q = V->nreq++, slot = X->P->ins[X->pc].slot;
   V->req[q] = (vreq){r, X->pc, -1, complete};
-  X->slot_req[X->P->ins[X->pc].slot] = q;
+  if (slot < 0 || slot >= X->P->nslots || X->slot_req[slot] >= 0)
+    verr(V, "rank %d addr %d: slot %d out of range or in flight", r, X->pc, slot);
+  else
+    X->slot_req[slot] = q;
   return q;
 }
 
@@ -262,6 +281,9 @@ static void local_op(vstate *V, int r, const collc_instr *I) {
   hazard(V, r, X->pc, I->dst, H_WRITE);
   hazard(V, r, X->pc, I->src, H_END_READ);
   if (f & OPF_READS2) hazard(V, r, X->pc, I->src2, H_END_READ);
+  if (!in_bounds(V, r, I->src) || !in_bounds(V, r, I->dst) ||
+      ((f & OPF_READS2) && !in_bounds(V, r, I->src2)))
+    return;
   int64_t n = expand(X->P, I->src, V->xa), nd = expand(X->P, I->dst, V->xb);
   if (n != nd) {
     verr(V, "rank %d addr %d: %lld units into %lld", r, X->pc, (long long)n, (long long)nd);
@@ -335,7 +357,7 @@ static int setup_rank(vstate *V, int r) {
   for (int b = BUF_SEND; b < BUF_COUNT; b++) {
     int64_t n = X->n[b] = prog_buf_units(X->P, b);
     X->tok[b] = malloc((size_t)(n + 1) * sizeof(vtok));
-    X->rd[b] = calloc((size_t)n + 1, sizeof(uint16_t));
+    X->rd[b] = calloc((size_t)n + 1, sizeof(uint32_t));
     X->wr[b] = calloc((size_t)n + 1, 1);
     if (!X->tok[b] || !X->rd[b] || !X->wr[b]) return -1;
     for (int64_t u = 0; u < n; u++) X->tok[b][u] = tok_undefined();

@@ -13,10 +13,13 @@
 #include "../ir/ir.h"
 
 /* How the user's buffers are typed: a unit of SEND is sendcount x sendtype,
- * a unit of RECV and TMP is recvcount x recvtype. */
+ * a unit of RECV and TMP is recvcount x recvtype; reductions combine units
+ * with op (MPI_OP_NULL for the others) and need a dense recvtype (memory
+ * without holes: extent = size). */
 typedef struct {
   int sendcount, recvcount;
   MPI_Datatype sendtype, recvtype; /* sendtype ignored when in place */
+  MPI_Op op;
 } exec_bind;
 
 typedef struct collc_plan collc_plan;
@@ -38,5 +41,8 @@ void plan_free(collc_plan *pl);
 /* True if type t is laid out as plain bytes (predefined, no holes, lb 0),
  * so units of it may be moved with memcpy. */
 int exec_type_dense(MPI_Datatype t);
+/* True if t is a predefined datatype (lower bound 0; pair types may have
+ * padding, which a memcpy of whole elements carries along harmlessly). */
+int exec_type_named(MPI_Datatype t);
 
 #endif

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "exec.h"
+#include "kernels.h"
+#include "local.h"
 
 #define TAG_P2P 0x7c11
 #define TAG_SELF 0x7c12
@@ -48,6 +50,8 @@ struct collc_plan {
   int *dtcount;
   MPI_Datatype *owned; /* every type this plan created, freed with it */
   int nowned;
+  kernel_sel ks;  /* typed kernel of a reduction, if one exists */
+  local_ctx lx;   /* how local instructions treat units */
   MPI_Request *req;
   void *tmp_mem;
   char *tmp_base;
@@ -55,6 +59,12 @@ struct collc_plan {
 };
 
 static int kind_of(int buf) { return buf == BUF_SEND ? 0 : 1; }
+
+int exec_type_named(MPI_Datatype t) {
+  int ni, na, nd, comb;
+  return PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
+         comb == MPI_COMBINER_NAMED;
+}
 
 int exec_type_dense(MPI_Datatype t) {
   int ni, na, nd, comb, size;
@@ -155,7 +165,8 @@ static int resolve_instr(collc_plan *pl, int a, const MPI_Comm *gcomm) {
     pl->bytes += (long long)opnd_units(pl->P, I->src) * pl->u[kind_of(I->src.buf)].bytes;
   if (I->op == COLLC_OP_COPY) {
     const unit *a0 = &pl->u[kind_of(I->src.buf)], *a1 = &pl->u[kind_of(I->dst.buf)];
-    X->memcpy_ok = a0->dense && a1->dense && a0->ext == a1->ext;
+    X->memcpy_ok = (a0->dense && a1->dense && a0->ext == a1->ext) ||
+                   (a0->t == a1->t && a0->c == a1->c && exec_type_named(a0->t));
   }
   return rc;
 }
@@ -199,6 +210,8 @@ int plan_create(collc_prog *P, const exec_bind *b, MPI_Comm comm, const MPI_Comm
   PMPI_Comm_rank(comm, &pl->self);
   unit_init(&pl->u[0], b->sendcount, P->spec.in_place ? b->recvtype : b->sendtype);
   unit_init(&pl->u[1], b->recvcount, b->recvtype);
+  pl->lx = (local_ctx){pl->u[1].ext, b->recvcount, b->recvtype, b->op, NULL};
+  if (b->op != MPI_OP_NULL && kernel_select(b->recvtype, b->op, &pl->ks)) pl->lx.k = &pl->ks;
   size_t nd = 2 * (size_t)P->nshapes + 1;
   pl->x = calloc((size_t)P->nins + 1, sizeof *pl->x);
   pl->dt = malloc(nd * sizeof *pl->dt);
@@ -217,30 +230,6 @@ int plan_create(collc_prog *P, const exec_bind *b, MPI_Comm comm, const MPI_Comm
   }
   *out = pl;
   return MPI_SUCCESS;
-}
-
-/* memcpy the units of src into dst run by run (both dense, same unit size). */
-static void copy_dense(const collc_plan *pl, const collc_instr *I, char *sb, char *db) {
-  const collc_prog *P = pl->P;
-  MPI_Aint ub = pl->u[1].ext;
-  int64_t ks = 0, kd = 0, os, ls, od, ld, ps = 0, pd = 0;
-  int64_t ns = P->shapes[I->src.shape].nruns, nd = P->shapes[I->dst.shape].nruns;
-  if (ns == 0 || nd == 0) return;
-  shape_run(P, I->src.shape, 0, &os, &ls);
-  shape_run(P, I->dst.shape, 0, &od, &ld);
-  for (;;) {
-    int64_t n = ls - ps < ld - pd ? ls - ps : ld - pd;
-    memcpy(db + (I->dst.off + od + pd) * ub, sb + (I->src.off + os + ps) * ub, (size_t)(n * ub));
-    ps += n, pd += n;
-    if (ps == ls) {
-      if (++ks == ns) return;
-      shape_run(P, I->src.shape, ks, &os, &ls), ps = 0;
-    }
-    if (pd == ld) {
-      if (++kd == nd) return;
-      shape_run(P, I->dst.shape, kd, &od, &ld), pd = 0;
-    }
-  }
 }
 
 /* PMPI_Waitall ignoring statuses. MPICH declares MPI_STATUSES_IGNORE as
@@ -266,11 +255,10 @@ static int step(collc_plan *pl, int a, char *const base[]) {
     return PMPI_Irecv(d, X->dst.count, X->dst.type, I->peer, TAG_P2P, pl->comm, &pl->req[I->slot]);
   case COLLC_OP_WAIT:
     return waitall((int)I->n, &pl->req[I->slot]);
+  case COLLC_OP_REDUCE:
+  case COLLC_OP_COMBINE: return local_run(pl->P, I, base, &pl->lx);
   case COLLC_OP_COPY:
-    if (X->memcpy_ok) {
-      copy_dense(pl, I, base[X->src.buf], base[X->dst.buf]);
-      return MPI_SUCCESS;
-    }
+    if (X->memcpy_ok) return local_run(pl->P, I, base, &pl->lx);
     return PMPI_Sendrecv(s, X->src.count, X->src.type, pl->self, TAG_SELF, d, X->dst.count,
                          X->dst.type, pl->self, TAG_SELF, pl->comm, MPI_STATUS_IGNORE);
   case COLLC_OP_ALLTOALL:
@@ -280,6 +268,16 @@ static int step(collc_plan *pl, int a, char *const base[]) {
   }
 }
 
+/* After a failure: cancel and release requests still in flight, so that
+ * nothing of this call can match a later one. */
+static void abandon(collc_plan *pl) {
+  for (int s = 0; s < pl->P->nslots; s++)
+    if (pl->req[s] != MPI_REQUEST_NULL) {
+      PMPI_Cancel(&pl->req[s]);
+      PMPI_Request_free(&pl->req[s]);
+    }
+}
+
 int plan_execute(collc_plan *pl, const void *sendbuf, void *recvbuf) {
   char *const base[BUF_COUNT] = {NULL, (char *)(uintptr_t)sendbuf, recvbuf, pl->tmp_base};
   for (int a = 0; a < pl->P->nins; a++) {
@@ -287,6 +285,7 @@ int plan_execute(collc_plan *pl, const void *sendbuf, void *recvbuf) {
     if (rc != MPI_SUCCESS) {
       int cls = MPI_ERR_INTERN;
       PMPI_Error_class(rc, &cls);
+      abandon(pl);
       return cls;
     }
   }

@@ -203,10 +203,15 @@ enum {
 };
 
 /* Plain loops; GCC's -O2 cost model does not vectorise loops of unknown trip
- * count, so allow it here (vectorisation never changes the results). */
+ * count, so allow it here (vectorisation never changes the results). No
+ * FMA contraction (a complex product must round each product), whatever
+ * the compiler's default. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
 #pragma GCC push_options
-#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic", "fp-contract=off")
+#endif
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
 #endif
 
 /* The kernels of type tn and op on (both forms). */

@@ -252,14 +252,15 @@ void prog_need_tmp(collc_prog *P, int64_t units) {
   if (units > P->tmp_units) P->tmp_units = units;
 }
 
-/* Check that operand o of instruction at addr lies inside its buffer. */
-static void check_opnd(collc_prog *P, int addr, collc_opnd o, const char *which) {
+/* Check that operand o of instruction at addr lies inside its buffer; for a
+ * group instruction all members' parts (span units apart) must. */
+static void check_opnd(collc_prog *P, int addr, collc_opnd o, int64_t span, const char *which) {
   if (o.buf <= BUF_NONE || o.buf >= BUF_COUNT || o.shape < 0 || o.shape >= P->nshapes) {
     prog_fail(P, COLLC_EINVAL, "addr %d: bad %s operand", addr, which);
     return;
   }
   const collc_shape *S = &P->shapes[o.shape];
-  if (S->nunits > 0 && (o.off + S->lo < 0 || o.off + S->hi > prog_buf_units(P, o.buf)))
+  if (S->nunits > 0 && (o.off + S->lo < 0 || o.off + span + S->hi > prog_buf_units(P, o.buf)))
     prog_fail(P, COLLC_EINVAL, "addr %d: %s %s+%lld out of bounds (%lld units)", addr,
               which, buf_name(o.buf), (long long)o.off,
               (long long)prog_buf_units(P, o.buf));
@@ -275,9 +276,12 @@ static void check_instr(collc_prog *P, int addr) {
     prog_fail(P, COLLC_EINVAL, "addr %d: writes SEND, the send buffer", addr);
   if ((f & OPF_READS2) && I->src2.buf == BUF_SEND && P->spec.in_place)
     prog_fail(P, COLLC_EINVAL, "addr %d: reads SEND of an in-place call", addr);
-  if (f & OPF_READS) check_opnd(P, addr, I->src, "src");
-  if (f & OPF_READS2) check_opnd(P, addr, I->src2, "src2");
-  if (f & OPF_WRITES) check_opnd(P, addr, I->dst, "dst");
+  int64_t span = 0;
+  if ((f & OPF_GROUP) && I->peer >= 0 && I->peer < P->ngroups)
+    span = (P->groups[I->peer].n - 1) * I->n; /* the last member's part */
+  if (f & OPF_READS) check_opnd(P, addr, I->src, span, "src");
+  if (f & OPF_READS2) check_opnd(P, addr, I->src2, 0, "src2");
+  if (f & OPF_WRITES) check_opnd(P, addr, I->dst, span, "dst");
   if (P->err) return;
   if ((f & OPF_READS2) && opnd_units(P, I->src) != opnd_units(P, I->src2))
     prog_fail(P, COLLC_EINVAL, "addr %d: src has %lld units, src2 %lld", addr,

@@ -1,46 +1,27 @@
-/* dispatch.c - run a compiled collective: choose, find or build the plan,
- * execute, count. Shared by every collective's entry point. */
+/* dispatch.c - run a compiled collective: decide, bind, execute, count.
+ * Shared by every collective's entry point.
+ *
+ * A decision (which algorithm, or native) depends only on values that are
+ * the same on every rank, so all ranks find it cached or all decide anew;
+ * deciding is collective (agreement, group communicators). A binding (the
+ * plan for this rank's datatypes and counts) is local: a miss compiles and
+ * binds without talking to other ranks. MPI allows ranks to type the same
+ * data differently, so bindings may hit on one rank and miss on another. */
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
 #include "dispatch.h"
 #include "../plan/config.h"
 
-/* Global AND of ok over comm (1 if the reduction itself fails? no: 0). */
+/* Global AND of ok over comm (0 if the reduction itself fails). */
 static int agree(MPI_Comm comm, int ok) {
   int all = 0;
   if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) return 0;
   return all;
 }
 
-/* Build and cache the plan for key; NULL (on every rank) if any rank could
- * not. Collective over comm. */
-static collc_plan *build(const dispatch_call *d, const collc_choice *c, const plan_key *key) {
-  collc_state *st = state_get(d->comm, 1);
-  char why[200] = "";
-  if (!agree(d->comm, st != NULL) || state_priv(st, d->comm) != MPI_SUCCESS) return NULL;
-  collc_prog *P = choice_compile(&d->spec, c, why, sizeof why);
-  if (!agree(st->priv, P != NULL)) {
-    collc_warn_once(key->algo, "cannot compile %s (%s); using native", key->algo, why);
-    prog_free(P);
-    return NULL;
-  }
-  MPI_Comm gcomm[COLLC_MAXF + 1];
-  collc_plan *pl = NULL;
-  int ok = P->ngroups <= COLLC_MAXF && state_group_comms(st, P, gcomm) == MPI_SUCCESS;
-  if (ok) ok = plan_create(P, &d->bind, st->priv, gcomm, &pl) == MPI_SUCCESS;
-  else prog_free(P);
-  if (!agree(st->priv, ok)) {
-    plan_free(pl);
-    return NULL;
-  }
-  state_insert(st, key, pl);
-  return pl;
-}
-
 /* The selection text for call d: forced, else COLLC_<COLL>, else the
- * default rule. Plans are cached under this text: with p fixed by the
- * communicator and the counts in the key, it determines the plan. */
+ * default rule. */
 static const char *selection(const dispatch_call *d, const char *forced) {
   const char *env = config_get()->algorithm[d->spec.coll];
   return forced ? forced : *env ? env : select_default(&d->spec);
@@ -51,7 +32,7 @@ static const char *selection(const dispatch_call *d, const char *forced) {
  * the default rule (and that to native). Returns 0 or MPI_ERR_ARG. */
 static int choose(const dispatch_call *d, const char *text, int forced, collc_choice *c) {
   char why[200] = "text too long";
-  if (strlen(text) < sizeof ((plan_key *)0)->algo &&
+  if (strlen(text) < sizeof ((decision_key *)0)->algo &&
       choice_parse(d->spec.coll, text, c, why, sizeof why) == 0 &&
       choice_resolve(&d->spec, c, why, sizeof why) == 0)
     return 0;
@@ -65,55 +46,112 @@ static int choose(const dispatch_call *d, const char *text, int forced, collc_ch
   return 0;
 }
 
-/* The plan cache key of call d under selection text. */
-static void make_key(const dispatch_call *d, const char *text, plan_key *key) {
-  memset(key, 0, sizeof *key);
-  key->coll = d->spec.coll;
-  key->in_place = d->spec.in_place;
-  key->scount = d->spec.in_place ? 0 : d->bind.sendcount;
-  key->stype = d->spec.in_place ? MPI_DATATYPE_NULL : d->bind.sendtype;
-  key->rcount = d->bind.recvcount;
-  key->rtype = d->bind.recvtype;
-  key->sserial = type_serial(key->stype);
-  key->rserial = type_serial(key->rtype);
-  snprintf(key->algo, sizeof key->algo, "%s", text);
+/* The rank-independent key of call d under selection text. */
+static void decision_key_of(const dispatch_call *d, const char *text, decision_key *k) {
+  const collc_spec *s = &d->spec;
+  int per_block = s->coll == COLLC_COLL_ALLTOALL || s->coll == COLLC_COLL_ALLGATHER;
+  memset(k, 0, sizeof *k);
+  k->coll = s->coll, k->in_place = s->in_place, k->root = s->root;
+  k->commutative = s->commutative;
+  k->bytes = per_block ? s->unit_bytes : s->count * s->unit_bytes;
+  snprintf(k->algo, sizeof k->algo, "%s", text);
 }
 
-/* Compile, cache and return the plan for d (NULL: use the native call);
- * *algo gets the registry index served. Returns 0 or MPI_ERR_ARG. */
-static int plan_for(const dispatch_call *d, const char *text, int forced, const plan_key *key,
-                    collc_plan **pl, int *algo) {
+/* This rank's binding of call d. */
+static void binding_key_of(const dispatch_call *d, binding_key *k) {
+  memset(k, 0, sizeof *k);
+  k->scount = d->spec.in_place ? 0 : d->bind.sendcount;
+  k->stype = d->spec.in_place ? MPI_DATATYPE_NULL : d->bind.sendtype;
+  k->rcount = d->bind.recvcount, k->rtype = d->bind.recvtype;
+  k->count = d->spec.count, k->op = d->bind.op;
+  k->sserial = type_serial(k->stype);
+  k->rserial = type_serial(k->rtype);
+}
+
+/* Bind the compiled program P for d (local; P taken over). With create,
+ * missing group communicators are split off (collective). */
+static int bind(const dispatch_call *d, collc_state *st, collc_prog *P, int create,
+                collc_plan **pl) {
+  MPI_Comm gcomm[COLLC_MAXF + 1];
+  int rc = P->ngroups <= COLLC_MAXF ? state_group_comms(st, P, gcomm, create) : MPI_ERR_INTERN;
+  if (rc) {
+    prog_free(P);
+    return rc;
+  }
+  return plan_create(P, &d->bind, st->priv, gcomm, pl);
+}
+
+/* Decide call d anew under key dk (collective): the choice, and on every
+ * rank a bound plan, or native on every rank. *err gets MPI_ERR_ARG for an
+ * unusable forced text; NULL means "native, uncached". */
+static decision *decide(const dispatch_call *d, const char *text, int forced,
+                        const decision_key *dk, const binding_key *bk, int *err) {
   collc_choice c;
-  int rc = choose(d, text, forced, &c);
-  *pl = NULL;
-  *algo = c.algo;
-  if (rc || d->spec.unit_bytes == 0 || choice_is_native(&c)) return rc;
-  if (key->sserial >= 0 && key->rserial >= 0) *pl = build(d, &c, key);
-  if (*pl) state_set_algo(state_get(d->comm, 0), *pl, c.algo);
-  return 0;
+  char why[200] = "";
+  collc_state *st = state_get(d->comm, 1);
+  if ((*err = choose(d, text, forced, &c)) || !agree(d->comm, st != NULL)) return NULL;
+  decision *D = cache_add_decision(st, dk);
+  D->choice = c;
+  if (choice_is_native(&c)) return D;
+  collc_prog *P = choice_compile(&d->spec, &c, why, sizeof why);
+  collc_plan *pl = NULL;
+  int ok = agree(d->comm, P != NULL) && state_priv(st, d->comm) == MPI_SUCCESS;
+  if (ok) ok = bind(d, st, P, 1, &pl) == MPI_SUCCESS;
+  else prog_free(P);
+  if (!agree(d->comm, ok)) {
+    collc_warn_once(dk->algo, "cannot build %s (%s); using native", dk->algo,
+                    why[0] ? why : "plan creation failed");
+    plan_free(pl);
+    return D; /* native from now on */
+  }
+  D->algo = c.algo;
+  if (bk->sserial >= 0 && bk->rserial >= 0) cache_add_plan(D, bk, pl);
+  else plan_free(pl); /* cannot be keyed: bound again per call */
+  return D;
+}
+
+/* The plan of decision D for this rank's binding: cached, or compiled and
+ * bound now (local). *tmp is set when it must be freed after the call. */
+static int plan_of(const dispatch_call *d, decision *D, const binding_key *bk, collc_plan **pl,
+                   int *tmp) {
+  char why[200];
+  *tmp = 0;
+  if ((*pl = cache_plan(D, bk))) return MPI_SUCCESS;
+  collc_prog *P = choice_compile(&d->spec, &D->choice, why, sizeof why);
+  int rc = P ? bind(d, state_get(d->comm, 0), P, 0, pl) : MPI_ERR_NO_MEM;
+  if (rc) return rc;
+  if (bk->sserial >= 0 && bk->rserial >= 0) cache_add_plan(D, bk, *pl);
+  else *tmp = 1;
+  return MPI_SUCCESS;
 }
 
 int dispatch(const dispatch_call *d, const char *forced, long long native_bytes) {
   const char *text = selection(d, forced);
-  int algo = 0, rc;
-  collc_plan *pl = NULL;
-  if (strcmp(text, "native") != 0) {
-    plan_key key;
-    make_key(d, text, &key);
-    collc_state *st = state_get(d->comm, 0);
-    pl = st ? state_lookup(st, &key, &algo) : NULL;
-    if (!pl && (rc = plan_for(d, text, forced != NULL, &key, &pl, &algo)))
-      return collc_raise(d->comm, rc);
-  }
+  decision_key dk;
+  binding_key bk;
+  collc_choice c;
+  int rc, tmp = 0;
   if (d->spec.unit_bytes == 0) { /* nothing moves, on every rank */
-    stats_add(d->spec.coll, algo, 0);
+    if ((rc = choose(d, text, forced != NULL, &c))) return collc_raise(d->comm, rc);
+    stats_add(d->spec.coll, c.algo, 0);
     return MPI_SUCCESS;
   }
-  if (!pl) {
+  decision *D = NULL;
+  if (strcmp(text, "native") != 0) {
+    collc_state *st = state_get(d->comm, 0);
+    decision_key_of(d, text, &dk);
+    binding_key_of(d, &bk);
+    if (!st || !(D = cache_decision(st, &dk))) D = decide(d, text, forced != NULL, &dk, &bk, &rc);
+    if (!D && rc) return collc_raise(d->comm, rc);
+  }
+  if (!D || D->algo == 0) {
     stats_add(d->spec.coll, 0, native_bytes);
     return d->native(d);
   }
-  if ((rc = plan_execute(pl, d->sendbuf, d->recvbuf))) return collc_raise(d->comm, rc);
-  stats_add(d->spec.coll, algo, plan_bytes(pl));
-  return MPI_SUCCESS;
+  collc_plan *pl;
+  if ((rc = plan_of(d, D, &bk, &pl, &tmp))) return collc_raise(d->comm, rc);
+  rc = plan_execute(pl, d->sendbuf, d->recvbuf);
+  stats_add(d->spec.coll, D->algo, plan_bytes(pl));
+  if (tmp) plan_free(pl);
+  return rc ? collc_raise(d->comm, rc) : MPI_SUCCESS;
 }

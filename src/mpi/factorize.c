@@ -44,7 +44,11 @@ int collc_comm_factorize(MPI_Comm comm, int d, const int order[], MPI_Comm *fact
   if (rc) return collc_raise(comm, rc);
   int periods[COLLC_MAXF];
   for (int i = 0; i < d; i++) periods[i] = 1;
-  if ((rc = PMPI_Cart_create(comm, d, order, periods, 0, factorcomm))) return rc;
+  if ((rc = PMPI_Cart_create(comm, d, order, periods, 0, factorcomm))) {
+    int cls = MPI_ERR_INTERN;
+    PMPI_Error_class(rc, &cls);
+    return collc_raise(comm, cls);
+  }
   collc_state *st = state_get(*factorcomm, 1);
   rc = st ? make_dims(*factorcomm, d, order, st) : MPI_ERR_NO_MEM;
   if (rc) {

@@ -7,16 +7,40 @@
 #include "../exec/exec.h"
 
 #define STATE_MAX_FAMILIES 64
-#define STATE_MAX_PLANS 16 /* cached plans per communicator (LRU) */
+#define STATE_MAX_DECISIONS 16 /* cached decisions per communicator (LRU) */
+#define STATE_MAX_BINDINGS 4   /* cached plans per decision (LRU) */
 
-/* What identifies a plan on a communicator. */
+/* What a decision depends on: only values identical on every rank of a
+ * correct MPI program, so every rank hits or misses the decision cache
+ * together and the collective work of a miss (agreement, communicators)
+ * never splits the ranks. (Datatypes and counts may differ between ranks
+ * when the type signatures match: they belong to the binding.) */
 typedef struct {
-  int coll, in_place;
+  int coll, in_place, root, commutative;
+  long long bytes; /* all-to-all, allgather: bytes per block; others: per vector */
+  char algo[256];  /* the selection text (unresolved, e.g. "torus:d=2") */
+} decision_key;
+
+/* What a plan depends on beyond its decision: this rank's typing of the
+ * buffers. Misses are local: compile and bind, no communication. */
+typedef struct {
   int scount, rcount;
+  long long count; /* spec.count */
   MPI_Datatype stype, rtype;
   long sserial, rserial; /* datatype identities (0 for predefined types) */
-  char algo[256];        /* the selection text (unresolved, e.g. "torus:d=2") */
-} plan_key;
+  MPI_Op op;
+} binding_key;
+
+typedef struct {
+  decision_key key;
+  int algo;            /* registry index served; 0 = native */
+  collc_choice choice; /* resolved */
+  struct {
+    binding_key key;
+    collc_plan *plan;
+  } bound[STATE_MAX_BINDINGS];
+  int nbound; /* most recently used first */
+} decision;
 
 /* Group communicators of one family: the p/n groups {base + j*stride}. */
 typedef struct {
@@ -30,12 +54,8 @@ typedef struct {
   int nfam;
   int torus_d; /* > 0 if made by collc_comm_factorize */
   int torus_dims[COLLC_MAXF];
-  struct {
-    plan_key key;
-    collc_plan *plan;
-    int algo; /* registry index of the algorithm the plan runs */
-  } cache[STATE_MAX_PLANS];
-  int ncache; /* most recently used first */
+  decision dec[STATE_MAX_DECISIONS];
+  int ndec; /* most recently used first */
 } collc_state;
 
 /* The state cached on comm; created (empty, local) if create. NULL if none
@@ -45,15 +65,23 @@ collc_state *state_get(MPI_Comm comm, int create);
 int state_priv(collc_state *st, MPI_Comm comm);
 /* Register an existing group communicator; takes ownership. */
 int state_add_family(collc_state *st, int n, int stride, MPI_Comm gcomm);
-/* Communicators for P's groups into out[] (collective: splits missing
- * families in program order, identical on every rank). */
-int state_group_comms(collc_state *st, const collc_prog *P, MPI_Comm *out);
-/* Cached plan for key (moved to the front) and its algorithm, or NULL. */
-collc_plan *state_lookup(collc_state *st, const plan_key *key, int *algo);
-/* Record the registry index of cached plan pl. */
-void state_set_algo(collc_state *st, const collc_plan *pl, int algo);
-/* Insert plan under key, evicting the least recently used. */
-void state_insert(collc_state *st, const plan_key *key, collc_plan *plan);
+/* Communicators for P's groups into out[]. With create, missing families
+ * are split off (collective: in program order, identical on every rank);
+ * without, a missing family is MPI_ERR_INTERN. */
+int state_group_comms(collc_state *st, const collc_prog *P, MPI_Comm *out, int create);
+
+/* Decision and binding caches (cache.c). */
+/* The cached decision for key (moved to the front), or NULL. */
+decision *cache_decision(collc_state *st, const decision_key *key);
+/* A new decision for key at the front (the least recently used one and its
+ * plans are freed when full). */
+decision *cache_add_decision(collc_state *st, const decision_key *key);
+/* The plan bound under key in decision D (moved to the front), or NULL. */
+collc_plan *cache_plan(decision *D, const binding_key *key);
+/* Keep plan under key in D (evicting the least recently used binding). */
+void cache_add_plan(decision *D, const binding_key *key, collc_plan *plan);
+/* Free every cached decision and plan of st. */
+void cache_clear(collc_state *st);
 /* Identity of a datatype for plan keys: 0 for predefined types, else a
  * serial number attached to the type as an attribute on first sight. */
 long type_serial(MPI_Datatype t);

@@ -1,4 +1,5 @@
 /* report.c - errors through the communicator's handler, one-time warnings. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,13 +13,23 @@ int collc_raise(MPI_Comm comm, int err) {
 
 #define WARN_KEYS 32
 
-void collc_warn_once(const char *key, const char *fmt, ...) {
+/* 1 the first time key is seen (thread safe), else 0. */
+static int first_time(const char *key) {
   static char seen[WARN_KEYS][64];
   static int nseen;
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  int first = 1;
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < nseen && first; i++)
+    if (!strncmp(seen[i], key, sizeof seen[i] - 1)) first = 0;
+  if (first && nseen < WARN_KEYS) snprintf(seen[nseen++], sizeof seen[0], "%s", key);
+  pthread_mutex_unlock(&lock);
+  return first;
+}
+
+void collc_warn_once(const char *key, const char *fmt, ...) {
   int rank = 0, init = 0, fin = 0;
-  for (int i = 0; i < nseen; i++)
-    if (!strncmp(seen[i], key, sizeof seen[i] - 1)) return;
-  if (nseen < WARN_KEYS) snprintf(seen[nseen++], sizeof seen[0], "%s", key);
+  if (!first_time(key)) return;
   PMPI_Initialized(&init);
   PMPI_Finalized(&fin);
   if (init && !fin) PMPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -2,6 +2,7 @@
  * communicator, group (dimension) communicators, and the plan cache. The
  * attribute's delete callback frees all of it when the user frees the
  * communicator (collective, as MPI_Comm_free itself). */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +11,11 @@
 static int comm_keyval = MPI_KEYVAL_INVALID;
 static int type_keyval = MPI_KEYVAL_INVALID;
 static long type_next_serial = 1;
+static pthread_once_t keyvals_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t serial_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void state_free(collc_state *st) {
-  for (int i = 0; i < st->ncache; i++) plan_free(st->cache[i].plan);
+  cache_clear(st);
   for (int i = 0; i < st->nfam; i++)
     if (st->fam[i].comm != MPI_COMM_NULL) PMPI_Comm_free(&st->fam[i].comm);
   if (st->priv != MPI_COMM_NULL) PMPI_Comm_free(&st->priv);
@@ -25,12 +28,17 @@ static int state_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
   return MPI_SUCCESS;
 }
 
+/* Both attribute keys, created once per process (threads may race here). */
+static void keyvals_create(void) {
+  PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, state_delete, &comm_keyval, NULL);
+  PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &type_keyval, NULL);
+}
+
 collc_state *state_get(MPI_Comm comm, int create) {
   void *attr = NULL;
   int flag = 0;
-  if (comm_keyval == MPI_KEYVAL_INVALID &&
-      PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, state_delete, &comm_keyval, NULL))
-    return NULL;
+  pthread_once(&keyvals_once, keyvals_create);
+  if (comm_keyval == MPI_KEYVAL_INVALID) return NULL;
   if (PMPI_Comm_get_attr(comm, comm_keyval, &attr, &flag) == MPI_SUCCESS && flag) return attr;
   if (!create) return NULL;
   collc_state *st = calloc(1, sizeof *st);
@@ -50,7 +58,7 @@ void state_release(MPI_Comm comm) {
 void state_free_keyvals(void) {
   if (comm_keyval != MPI_KEYVAL_INVALID) PMPI_Comm_free_keyval(&comm_keyval);
   if (type_keyval != MPI_KEYVAL_INVALID) PMPI_Type_free_keyval(&type_keyval);
-  comm_keyval = type_keyval = MPI_KEYVAL_INVALID;
+  comm_keyval = type_keyval = MPI_KEYVAL_INVALID; /* (not re-created after finalize) */
 }
 
 int state_priv(collc_state *st, MPI_Comm comm) {
@@ -70,11 +78,12 @@ int state_add_family(collc_state *st, int n, int stride, MPI_Comm gcomm) {
   return MPI_SUCCESS;
 }
 
-int state_group_comms(collc_state *st, const collc_prog *P, MPI_Comm *out) {
+int state_group_comms(collc_state *st, const collc_prog *P, MPI_Comm *out, int create) {
   for (int g = 0; g < P->ngroups; g++) {
     const collc_group *G = &P->groups[g];
     int f = 0;
     while (f < st->nfam && !(st->fam[f].n == G->n && st->fam[f].stride == G->stride)) f++;
+    if (f == st->nfam && !create) return MPI_ERR_INTERN;
     if (f == st->nfam) {
       MPI_Comm c;
       int rc = PMPI_Comm_split(st->priv, G->base, (P->spec.rank - G->base) / G->stride, &c);
@@ -90,37 +99,6 @@ int state_group_comms(collc_state *st, const collc_prog *P, MPI_Comm *out) {
   return MPI_SUCCESS;
 }
 
-static int key_equal(const plan_key *a, const plan_key *b) {
-  return a->coll == b->coll && a->in_place == b->in_place && a->scount == b->scount &&
-         a->rcount == b->rcount && a->stype == b->stype && a->rtype == b->rtype &&
-         a->sserial == b->sserial && a->rserial == b->rserial && !strcmp(a->algo, b->algo);
-}
-
-collc_plan *state_lookup(collc_state *st, const plan_key *key, int *algo) {
-  for (int i = 0; i < st->ncache; i++)
-    if (key_equal(&st->cache[i].key, key)) {
-      __typeof__(st->cache[0]) hit = st->cache[i];
-      memmove(&st->cache[1], &st->cache[0], (size_t)i * sizeof st->cache[0]);
-      st->cache[0] = hit;
-      *algo = hit.algo;
-      return hit.plan;
-    }
-  return NULL;
-}
-
-void state_set_algo(collc_state *st, const collc_plan *pl, int algo) {
-  for (int i = 0; st && i < st->ncache; i++)
-    if (st->cache[i].plan == pl) st->cache[i].algo = algo;
-}
-
-void state_insert(collc_state *st, const plan_key *key, collc_plan *plan) {
-  if (st->ncache == STATE_MAX_PLANS) plan_free(st->cache[--st->ncache].plan);
-  memmove(&st->cache[1], &st->cache[0], (size_t)st->ncache * sizeof st->cache[0]);
-  st->cache[0].key = *key;
-  st->cache[0].plan = plan;
-  st->ncache++;
-}
-
 long type_serial(MPI_Datatype t) {
   int ni, na, nd, comb, flag = 0;
   void *v = NULL;
@@ -128,13 +106,13 @@ long type_serial(MPI_Datatype t) {
       PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS ||
       comb == MPI_COMBINER_NAMED)
     return 0;
-  if (type_keyval == MPI_KEYVAL_INVALID &&
-      PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &type_keyval,
-                              NULL))
-    return -1;
-  if (PMPI_Type_get_attr(t, type_keyval, &v, &flag) == MPI_SUCCESS && flag)
-    return (long)(intptr_t)v;
-  long s = __atomic_fetch_add(&type_next_serial, 1, __ATOMIC_RELAXED);
-  PMPI_Type_set_attr(t, type_keyval, (void *)(intptr_t)s);
+  pthread_once(&keyvals_once, keyvals_create);
+  if (type_keyval == MPI_KEYVAL_INVALID) return -1;
+  pthread_mutex_lock(&serial_lock); /* look up and attach as one step */
+  long s = -1;
+  if (PMPI_Type_get_attr(t, type_keyval, &v, &flag) == MPI_SUCCESS && flag) s = (long)(intptr_t)v;
+  else if (PMPI_Type_set_attr(t, type_keyval, (void *)(intptr_t)type_next_serial) == MPI_SUCCESS)
+    s = type_next_serial++;
+  pthread_mutex_unlock(&serial_lock);
   return s;
 }

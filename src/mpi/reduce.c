@@ -1,0 +1,135 @@
+/* reduce.c - MPI_Allreduce, MPI_Reduce_scatter_block and MPI_Reduce over
+ * PMPI, and collc's entry points for them. */
+#include "collc.h"
+#include "args.h"
+#include "dispatch.h"
+#include "../plan/config.h"
+
+static int native_allreduce(const dispatch_call *d) {
+  return PMPI_Allreduce(d->sendbuf, d->recvbuf, (int)d->spec.count, d->bind.recvtype, d->bind.op,
+                        d->comm);
+}
+
+static int native_rsb(const dispatch_call *d) {
+  return PMPI_Reduce_scatter_block(d->sendbuf, d->recvbuf, (int)d->spec.count, d->bind.recvtype,
+                                   d->bind.op, d->comm);
+}
+
+static int native_reduce(const dispatch_call *d) {
+  return PMPI_Reduce(d->sendbuf, d->recvbuf, (int)d->spec.count, d->bind.recvtype, d->bind.op,
+                     d->spec.root, d->comm);
+}
+
+/* MPI error class of bad reduction arguments (d filled in), or MPI_SUCCESS. */
+static int check(const dispatch_call *d) {
+  const collc_spec *s = &d->spec;
+  int root_ok = s->coll != COLLC_COLL_REDUCE || s->rank == s->root, err;
+  int n = (int)s->count, in_place = d->sendbuf == MPI_IN_PLACE;
+  MPI_Datatype t = d->bind.recvtype;
+  if ((err = args_count_type(n, t)) || (err = args_op(d->bind.op))) return err;
+  if (s->coll == COLLC_COLL_REDUCE && (err = args_root(s->root, s->p))) return err;
+  if (in_place && !root_ok) return MPI_ERR_BUFFER; /* MPI_IN_PLACE only at the root */
+  int64_t in = s->coll == COLLC_COLL_REDUCE_SCATTER_BLOCK ? (int64_t)n * s->p : n;
+  if (in > 0x7fffffff) return MPI_ERR_COUNT;
+  if (root_ok && d->recvbuf == MPI_IN_PLACE) return MPI_ERR_BUFFER;
+  if (root_ok && (err = args_buffer(d->recvbuf, n, t))) return err;
+  if (!in_place && (err = args_buffer(d->sendbuf, (int)in, t))) return err;
+  if (!in_place && root_ok && n > 0 && d->sendbuf == d->recvbuf) return MPI_ERR_BUFFER;
+  return MPI_SUCCESS;
+}
+
+/* Validate and run one reduction collective (coll) with algorithm forced. */
+static int reduction(int coll, const char *forced, const void *sb, void *rb, int n,
+                     MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm) {
+  static int (*const natives[COLLC_COLL_COUNT])(const dispatch_call *) = {
+      [COLLC_COLL_ALLREDUCE] = native_allreduce,
+      [COLLC_COLL_REDUCE_SCATTER_BLOCK] = native_rsb,
+      [COLLC_COLL_REDUCE] = native_reduce};
+  int inter, p = 1, rank = 0, commute = 1, err = args_comm(comm, &inter);
+  if (err) return collc_raise(MPI_COMM_NULL, err);
+  PMPI_Comm_size(comm, &p);
+  PMPI_Comm_rank(comm, &rank);
+  dispatch_call d = {.spec = {.coll = coll, .p = p, .rank = rank, .count = n, .root = root},
+                     .bind = {1, 1, t, t, op},
+                     .sendbuf = sb,
+                     .recvbuf = rb,
+                     .comm = comm,
+                     .native = natives[coll]};
+  if (inter) {
+    stats_add(coll, 0, 0);
+    return d.native(&d);
+  }
+  if ((err = check(&d))) return collc_raise(comm, err);
+  long long size = args_bytes(1, t);
+  PMPI_Op_commutative(op, &commute);
+  d.spec = spec_rank(&(collc_spec){.coll = coll, .p = p, .count = n, .unit_bytes = size,
+                                   .in_place = sb == MPI_IN_PLACE, .root = root,
+                                   .commutative = commute}, rank);
+  long long bytes = (long long)n * size; /* native estimate (README) */
+  if (coll == COLLC_COLL_ALLREDUCE) bytes = 2 * bytes * (p - 1) / p;
+  if (coll == COLLC_COLL_REDUCE_SCATTER_BLOCK) bytes *= p - 1;
+  if (!args_reducible(t, op)) { /* e.g. a derived type with holes */
+    stats_add(coll, 0, bytes);
+    return d.native(&d);
+  }
+  return dispatch(&d, forced, bytes);
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                  MPI_Op op, MPI_Comm comm) {
+  if (config_get()->disable) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  return reduction(COLLC_COLL_ALLREDUCE, NULL, sendbuf, recvbuf, count, datatype, op, 0, comm);
+}
+
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  if (config_get()->disable)
+    return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+  return reduction(COLLC_COLL_REDUCE_SCATTER_BLOCK, NULL, sendbuf, recvbuf, recvcount, datatype,
+                   op, 0, comm);
+}
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm) {
+  if (config_get()->disable)
+    return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+  return reduction(COLLC_COLL_REDUCE, NULL, sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+int collc_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, MPI_Comm comm) {
+  return reduction(COLLC_COLL_ALLREDUCE, NULL, sendbuf, recvbuf, count, datatype, op, 0, comm);
+}
+
+int collc_allreduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
+  return reduction(COLLC_COLL_ALLREDUCE, algorithm, sendbuf, recvbuf, count, datatype, op, 0,
+                   comm);
+}
+
+int collc_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return reduction(COLLC_COLL_REDUCE_SCATTER_BLOCK, NULL, sendbuf, recvbuf, recvcount, datatype,
+                   op, 0, comm);
+}
+
+int collc_reduce_scatter_block_algo(const char *algorithm, const void *sendbuf, void *recvbuf,
+                                    int recvcount, MPI_Datatype datatype, MPI_Op op,
+                                    MPI_Comm comm) {
+  if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
+  return reduction(COLLC_COLL_REDUCE_SCATTER_BLOCK, algorithm, sendbuf, recvbuf, recvcount,
+                   datatype, op, 0, comm);
+}
+
+int collc_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 int root, MPI_Comm comm) {
+  return reduction(COLLC_COLL_REDUCE, NULL, sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+int collc_reduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+                      MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+  if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
+  return reduction(COLLC_COLL_REDUCE, algorithm, sendbuf, recvbuf, count, datatype, op, root,
+                   comm);
+}
