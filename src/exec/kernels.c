@@ -28,6 +28,11 @@
  * extensions one MPI accepts and the standard does not (e.g. Open MPI's
  * MAX/SUM/LAND on MPI_BYTE, MPICH's LXOR on MPI_FLOAT).
  *
+ * Open MPI 4.1 and MPICH 4.0 reject predefined ops on derived types
+ * (MPI_ERR_OP); the contiguous/dup chains accepted here are an extension
+ * (see kernels.h). Where those libraries compute wrong results (unsigned
+ * MAX/MIN, Open MPI's saturating AVX sums), these kernels are exact.
+ *
  * Semantics, as both MPIs compute them: SUM/PROD of integers wrap (done in
  * an unsigned type at least as wide as int, converted back); logical ops
  * give 0 or 1; MAX/MIN return the first operand on ties (visible only for
@@ -67,7 +72,8 @@ KERNEL_PAIRS(K_PAIR_TYPEDEF)
 #define KT_COUNT(X)
 #endif
 #ifdef MPI_C_LONG_DOUBLE_COMPLEX
-#define KT_LDCPLX(X) X(c_ldcplx, MPI_C_LONG_DOUBLE_COMPLEX, long double complex, long double complex, CPLX)
+#define KT_LDCPLX(X)                                                                             \
+  X(c_ldcplx, MPI_C_LONG_DOUBLE_COMPLEX, long double complex, long double complex, CPLX)
 #else
 #define KT_LDCPLX(X)
 #endif

@@ -13,6 +13,17 @@
  * them on (C integers incl. MPI_CHAR, floating point, complex, C_BOOL, BYTE,
  * the MAXLOC/MINLOC pair types, and the fixed-layout Fortran types), and on
  * MPI_Type_contiguous / MPI_Type_dup chains over such a type.
+ *
+ * Two things callers should know. (1) Open MPI 4.1 and MPICH 4.0 reject a
+ * predefined op on ANY derived datatype (MPI_ERR_OP, from MPI_Reduce_local
+ * and MPI_Allreduce alike; the standard defines predefined ops on
+ * predefined types only): kernel_select still accepts contiguous/dup chains
+ * (elems > 1), so a caller that wants the native behaviour must refuse
+ * non-named types itself. (2) The kernels are exact where these libraries
+ * are not (MPICH 4.0.2: MAX/MIN of unsigned types compare signed; Open MPI
+ * 4.1.4: MAX/MIN of MPI_UNSIGNED_LONG signed and of MPI_OFFSET unsigned, and
+ * its AVX component saturates 8/16-bit SUM): results can differ from the
+ * native collective's there.
  */
 #ifndef COLLC_KERNELS_H
 #define COLLC_KERNELS_H
@@ -53,8 +64,8 @@ int kernel_apply2(const kernel_sel *k, const void *in, void *inout, size_t n, MP
 /* out = a op b on n elements (a holds the lower ranks' contributions): with
  * k's 3-operand kernel (out may equal a or b), or, when k == NULL, memcpy(out,
  * b) then PMPI_Reduce_local(a, out). The k == NULL path needs a dense type
- * (lb 0, extent == size; else MPI_ERR_TYPE) and out != a unless a == b
- * (else MPI_ERR_BUFFER). Returns MPI_SUCCESS or an MPI error code. */
+ * (lb 0, extent == size; else MPI_ERR_TYPE) and out != a (else
+ * MPI_ERR_BUFFER). Returns MPI_SUCCESS or an MPI error code. */
 int kernel_apply3(const kernel_sel *k, const void *a, const void *b, void *out, size_t n,
                   MPI_Datatype type, MPI_Op op);
 
