@@ -98,6 +98,14 @@ run_case "openmpi/alltoall self-test must fail np=4" 60 bash -c '! "$@"' _ \
   env COLLC_TEST_BREAK=7 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_alltoall"
 run_case "openmpi/valgrind factorize np=2" 300 tests/valgrind_leaks.sh \
   "${OMPIRUN[@]}" 2 -- "$OMPI/tests/mpi_factorize"
+for np in 1 2; do
+  run_case "openmpi/kernels np=$np" 120 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_kernels"
+done
+run_case "openmpi/kernels with the AVX op component np=2" 120 mpirun.openmpi --oversubscribe \
+  --bind-to none --mca mpi_yield_when_idle 1 --mca btl_vader_single_copy_mechanism none \
+  -np 2 "$OMPI/tests/mpi_kernels"
+run_case "openmpi/kernels self-test must fail np=2" 60 bash -c '! "$@"' _ \
+  env COLLC_TEST_BREAK=7 "${OMPIRUN[@]}" 2 "$OMPI/tests/mpi_kernels"
 run_case "openmpi/preload stats np=6" 120 expect_stats \
   '^collc-stats: alltoall torus calls=[1-9][0-9]* bytes=[1-9]' \
   env COLLC_STATS=1 COLLC_ALLTOALL=torus:d=2 \
@@ -115,6 +123,9 @@ for np in 1 4 6; do
   run_case "mpich/factorize np=$np" 120 "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_factorize"
 done
 run_case "mpich/errors np=2" 60 "${MPICHRUN[@]}" 2 "$MPICH/tests/mpi_errors"
+run_case "mpich/kernels np=1" 120 "${MPICHRUN[@]}" 1 "$MPICH/tests/mpi_kernels"
+run_case "mpich/valgrind kernels np=1" 300 tests/valgrind_leaks.sh \
+  "${MPICHRUN[@]}" 1 -- "$MPICH/tests/mpi_kernels"
 run_case "mpich/errors bad COLLC_ALLTOALL np=2" 60 env COLLC_ALLTOALL=bogus \
   COLLC_TEST_WARNINGS=1 "${MPICHRUN[@]}" 2 "$MPICH/tests/mpi_errors"
 run_case "mpich/factorize leak loop np=2" 300 env COLLC_TEST_LOOPS=2500 \
@@ -140,6 +151,8 @@ for np in 1 4 7; do
   run_case "asan/alltoall np=$np" 300 env ASAN_OPTIONS=detect_leaks=0 \
     "${OMPIRUN[@]}" $np build-asan/tests/mpi_alltoall
 done
+run_case "asan/kernels np=2" 120 env ASAN_OPTIONS=detect_leaks=0 \
+  "${OMPIRUN[@]}" 2 build-asan/tests/mpi_kernels
 run_case "asan/errors np=2" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 2 build-asan/tests/mpi_errors
 run_case "asan/factorize np=6" 120 env ASAN_OPTIONS=detect_leaks=0 \

@@ -1,7 +1,6 @@
 /* args.c - argument checks shared by the MPI entry points. */
 #include "args.h"
 #include "../exec/exec.h"
-#include "../exec/kernels.h"
 
 int args_comm(MPI_Comm comm, int *inter) {
   *inter = 0;
@@ -45,11 +44,20 @@ int args_op(MPI_Op op) { return op == MPI_OP_NULL ? MPI_ERR_OP : MPI_SUCCESS; }
 
 int args_root(int root, int p) { return root < 0 || root >= p ? MPI_ERR_ROOT : MPI_SUCCESS; }
 
+/* True for the operations MPI predefines. */
+static int predefined_op(MPI_Op op) {
+  const MPI_Op ops[] = {MPI_MAX,  MPI_MIN,  MPI_SUM,  MPI_PROD,   MPI_LAND,   MPI_LOR,     MPI_LXOR,
+                        MPI_BAND, MPI_BOR,  MPI_BXOR, MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE, MPI_NO_OP};
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (op == ops[i]) return 1;
+  return 0;
+}
+
 int args_reducible(MPI_Datatype t, MPI_Op op) {
-  kernel_sel k;
   MPI_Aint lb, ext, tlb, text;
   MPI_Count size;
-  if (exec_type_named(t) || kernel_select(t, op, &k)) return 1;
+  if (exec_type_named(t)) return 1;
+  if (predefined_op(op)) return 0; /* MPI defines these on predefined types only */
   PMPI_Type_size_x(t, &size);
   PMPI_Type_get_extent(t, &lb, &ext);
   PMPI_Type_get_true_extent(t, &tlb, &text);

@@ -23,9 +23,10 @@ int args_pair(const void *sb, int sc, MPI_Datatype st, const void *rb, int rc, M
 int args_op(MPI_Op op);
 /* 0 <= root < p. */
 int args_root(int root, int p);
-/* Data of t can be combined by collc's reductions: a predefined type, or a
- * derived one a kernel covers or whose memory has no holes; else the call
- * goes to the native collective. */
+/* Data of t can be combined by collc's reductions with op: a predefined
+ * type, or a derived one without holes under a user-defined operation (MPI
+ * defines the predefined operations on predefined types only); else the
+ * call goes to the native collective (which reports what MPI reports). */
 int args_reducible(MPI_Datatype t, MPI_Op op);
 
 #endif
