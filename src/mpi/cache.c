@@ -5,12 +5,14 @@
  * collective work (choice, agreement, group communicators). Level 2,
  * bindings: per decision, keyed by this rank's datatypes and counts; a miss
  * compiles and binds locally. Both are small LRU arrays. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 
-static int decision_equal(const decision_key *a, const decision_key *b) {
+static int decision_equal(const decision_key *a, const decision_key *b, const char *text) {
   return a->coll == b->coll && a->in_place == b->in_place && a->root == b->root &&
-         a->commutative == b->commutative && a->bytes == b->bytes && !strcmp(a->algo, b->algo);
+         a->commutative == b->commutative && a->bytes == b->bytes && !strcmp(a->algo, text);
 }
 
 static int binding_equal(const binding_key *a, const binding_key *b) {
@@ -25,24 +27,29 @@ static void decision_clear(decision *D) {
   D->nbound = 0;
 }
 
-decision *cache_decision(collc_state *st, const decision_key *key) {
+decision *cache_decision(collc_state *st, const decision_key *key, const char *text) {
   for (int i = 0; i < st->ndec; i++)
-    if (decision_equal(&st->dec[i].key, key)) {
-      decision hit = st->dec[i];
+    if (decision_equal(&st->dec[i]->key, key, text)) {
+      decision *hit = st->dec[i];
       memmove(&st->dec[1], &st->dec[0], (size_t)i * sizeof hit);
-      st->dec[0] = hit;
-      return &st->dec[0];
+      return st->dec[0] = hit;
     }
   return NULL;
 }
 
-decision *cache_add_decision(collc_state *st, const decision_key *key) {
-  if (st->ndec == STATE_MAX_DECISIONS) decision_clear(&st->dec[--st->ndec]);
+decision *cache_add_decision(collc_state *st, const decision_key *key, const char *text) {
+  decision *D = calloc(1, sizeof *D);
+  if (!D) return NULL;
+  D->key = *key;
+  snprintf(D->key.algo, sizeof D->key.algo, "%s", text);
+  if (st->ndec == STATE_MAX_DECISIONS) {
+    decision_clear(st->dec[--st->ndec]);
+    free(st->dec[st->ndec]);
+  }
   memmove(&st->dec[1], &st->dec[0], (size_t)st->ndec * sizeof st->dec[0]);
-  memset(&st->dec[0], 0, sizeof st->dec[0]);
-  st->dec[0].key = *key;
+  st->dec[0] = D;
   st->ndec++;
-  return &st->dec[0];
+  return D;
 }
 
 collc_plan *cache_plan(decision *D, const binding_key *key) {
@@ -65,6 +72,9 @@ void cache_add_plan(decision *D, const binding_key *key, collc_plan *plan) {
 }
 
 void cache_clear(collc_state *st) {
-  for (int i = 0; i < st->ndec; i++) decision_clear(&st->dec[i]);
+  for (int i = 0; i < st->ndec; i++) {
+    decision_clear(st->dec[i]);
+    free(st->dec[i]);
+  }
   st->ndec = 0;
 }

@@ -32,7 +32,7 @@ static const char *selection(const dispatch_call *d, const char *forced) {
  * the default rule (and that to native). Returns 0 or MPI_ERR_ARG. */
 static int choose(const dispatch_call *d, const char *text, int forced, collc_choice *c) {
   char why[200] = "text too long";
-  if (strlen(text) < sizeof ((decision_key *)0)->algo &&
+  if (strlen(text) < sizeof((decision_key *)0)->algo &&
       choice_parse(d->spec.coll, text, c, why, sizeof why) == 0 &&
       choice_resolve(&d->spec, c, why, sizeof why) == 0)
     return 0;
@@ -46,20 +46,18 @@ static int choose(const dispatch_call *d, const char *text, int forced, collc_ch
   return 0;
 }
 
-/* The rank-independent key of call d under selection text. */
-static void decision_key_of(const dispatch_call *d, const char *text, decision_key *k) {
+/* The rank-independent key of call d (the selection text travels apart). */
+static void decision_key_of(const dispatch_call *d, decision_key *k) {
   const collc_spec *s = &d->spec;
   int per_block = s->coll == COLLC_COLL_ALLTOALL || s->coll == COLLC_COLL_ALLGATHER;
-  memset(k, 0, sizeof *k);
   k->coll = s->coll, k->in_place = s->in_place, k->root = s->root;
   k->commutative = s->commutative;
   k->bytes = per_block ? s->unit_bytes : s->count * s->unit_bytes;
-  snprintf(k->algo, sizeof k->algo, "%s", text);
+  k->algo[0] = 0;
 }
 
 /* This rank's binding of call d. */
 static void binding_key_of(const dispatch_call *d, binding_key *k) {
-  memset(k, 0, sizeof *k);
   k->scount = d->spec.in_place ? 0 : d->bind.sendcount;
   k->stype = d->spec.in_place ? MPI_DATATYPE_NULL : d->bind.sendtype;
   k->rcount = d->bind.recvcount, k->rtype = d->bind.recvtype;
@@ -90,7 +88,8 @@ static decision *decide(const dispatch_call *d, const char *text, int forced,
   char why[200] = "";
   collc_state *st = state_get(d->comm, 1);
   if ((*err = choose(d, text, forced, &c)) || !agree(d->comm, st != NULL)) return NULL;
-  decision *D = cache_add_decision(st, dk);
+  decision *D = cache_add_decision(st, dk, text);
+  if (!agree(d->comm, D != NULL)) return NULL; /* (an orphan D stays cached as native) */
   D->choice = c;
   if (choice_is_native(&c)) return D;
   collc_prog *P = choice_compile(&d->spec, &c, why, sizeof why);
@@ -139,9 +138,10 @@ int dispatch(const dispatch_call *d, const char *forced, long long native_bytes)
   decision *D = NULL;
   if (strcmp(text, "native") != 0) {
     collc_state *st = state_get(d->comm, 0);
-    decision_key_of(d, text, &dk);
+    decision_key_of(d, &dk);
     binding_key_of(d, &bk);
-    if (!st || !(D = cache_decision(st, &dk))) D = decide(d, text, forced != NULL, &dk, &bk, &rc);
+    if (!st || !(D = cache_decision(st, &dk, text)))
+      D = decide(d, text, forced != NULL, &dk, &bk, &rc);
     if (!D && rc) return collc_raise(d->comm, rc);
   }
   if (!D || D->algo == 0) {

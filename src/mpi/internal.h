@@ -54,7 +54,7 @@ typedef struct {
   int nfam;
   int torus_d; /* > 0 if made by collc_comm_factorize */
   int torus_dims[COLLC_MAXF];
-  decision dec[STATE_MAX_DECISIONS];
+  decision *dec[STATE_MAX_DECISIONS];
   int ndec; /* most recently used first */
 } collc_state;
 
@@ -71,11 +71,12 @@ int state_add_family(collc_state *st, int n, int stride, MPI_Comm gcomm);
 int state_group_comms(collc_state *st, const collc_prog *P, MPI_Comm *out, int create);
 
 /* Decision and binding caches (cache.c). */
-/* The cached decision for key (moved to the front), or NULL. */
-decision *cache_decision(collc_state *st, const decision_key *key);
-/* A new decision for key at the front (the least recently used one and its
- * plans are freed when full). */
-decision *cache_add_decision(collc_state *st, const decision_key *key);
+/* The cached decision for key with selection text (key->algo is ignored;
+ * moved to the front), or NULL. */
+decision *cache_decision(collc_state *st, const decision_key *key, const char *text);
+/* A new decision for key and text at the front (the least recently used one
+ * and its plans are freed when full); NULL when out of memory. */
+decision *cache_add_decision(collc_state *st, const decision_key *key, const char *text);
 /* The plan bound under key in decision D (moved to the front), or NULL. */
 collc_plan *cache_plan(decision *D, const binding_key *key);
 /* Keep plan under key in D (evicting the least recently used binding). */
