@@ -112,7 +112,11 @@ static void add_staged(cy *C, int64_t at, int64_t j1, int64_t j2) {
 /* Reduce-scatter step with radix k at weight W over my blocks [0, *L). */
 static void rs_step(cy *C, int k, int64_t W, int64_t *L) {
   int p = C->s->p, q = C->s->rank;
-  int64_t at = C->stage, start[COLLC_MAXF + 1], ends[COLLC_MAXF + 1];
+  int64_t at = C->stage, *start = malloc(2 * (size_t)k * sizeof *start), *ends = start + k;
+  if (!start) {
+    prog_fail(C->P, COLLC_ENOMEM, "cyclic: out of memory");
+    return;
+  }
   for (int z = 1; z < k && z * W < *L; z++) {
     int64_t end = z * W + W < *L ? z * W + W : *L;
     start[z] = at;
@@ -127,6 +131,7 @@ static void rs_step(cy *C, int k, int64_t W, int64_t *L) {
     if (ends[z] > C->done) C->done = ends[z];
   }
   if (W < *L) *L = W;
+  free(start);
 }
 
 /* Allgather step with radix k over my blocks [0, W) in RECV (W < p). */
@@ -134,8 +139,10 @@ static void ag_step(cy *C, int k, int64_t W) {
   int p = C->s->p, q = C->s->rank;
   for (int z = 1; z < k && z * W < p; z++) {
     int64_t n = W < p - z * W ? W : p - z * W;
-    prog_recv(C->P, (int)mod_pos(q + z * W, p), rel_opnd(C, q, z * W, z * W + n, BUF_RECV, 0));
-    prog_send(C->P, (int)mod_pos(q - z * W, p), rel_opnd(C, q, 0, n, BUF_RECV, 0));
+    if (rel_units(C, q, z * W, z * W + n)) /* the sender computes the same units */
+      prog_recv(C->P, (int)mod_pos(q + z * W, p), rel_opnd(C, q, z * W, z * W + n, BUF_RECV, 0));
+    if (rel_units(C, q, 0, n))
+      prog_send(C->P, (int)mod_pos(q - z * W, p), rel_opnd(C, q, 0, n, BUF_RECV, 0));
   }
   prog_wait(C->P);
 }

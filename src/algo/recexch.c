@@ -120,11 +120,11 @@ static void gather_step(rx *X, int s) {
   int i = X->nag - 1 - s, k = X->G[i], W = (int)mr_weight(X->G, i);
   int r = X->s->rank, c = r % X->K, dg = (c / W) % k, M = W * k;
   collc_opnd mine = blocks_natural(P, &X->B, BUF_RECV, 0, c % M, M);
-  for (int j = 1; j < k; j++) {
-    int to = (dg + j) % k, from = (dg - j + k) % k;
-    prog_recv(P, r + (from - dg) * W,
-              blocks_natural(P, &X->B, BUF_RECV, 0, c % W + from * W, M));
-    prog_send(P, r + (to - dg) * W, mine);
+  for (int j = 1; j < k; j++) { /* empty block sets: no message on either side */
+    int to = (dg + j) % k, from = (dg - j + k) % k, xf = c % W + from * W;
+    if (blocks_units(&X->B, xf, M))
+      prog_recv(P, r + (from - dg) * W, blocks_natural(P, &X->B, BUF_RECV, 0, xf, M));
+    if (opnd_units(P, mine)) prog_send(P, r + (to - dg) * W, mine);
   }
   prog_wait(P);
 }
