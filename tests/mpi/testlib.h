@@ -10,6 +10,12 @@
  * reduces the failure count, rank 0 prints the summary, and the program
  * returns its result from main after MPI_Finalize.
  *
+ * The same comparison serves MPI_Allgather (same signature and the same
+ * in-place convention: both receive buffers start with the same values):
+ * tl_check_ref takes the reference collective as a parameter. The helpers'
+ * own collectives (tl_finish) call PMPI_* directly, so that they never show
+ * in collc's statistics.
+ *
  * This header uses only <mpi.h> and the C library, so the "unmodified
  * program" (alltoall_preload.c) can use it as well.
  *
@@ -93,9 +99,9 @@ static inline double tl_now(void) { return MPI_Wtime(); }
 static inline int tl_finish(tl_ctx *ctx, double t0) {
   int all = 0;
   long checks = 0;
-  if (MPI_Allreduce(&ctx->fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+  if (PMPI_Allreduce(&ctx->fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
     all = 1;
-  MPI_Reduce(&ctx->checks, &checks, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(&ctx->checks, &checks, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   if (ctx->rank == 0)
     printf("%s np=%d: %s (%d failures, %ld checks, %.1f s)\n", ctx->prog, ctx->size,
            all ? "FAIL" : "PASS", all, checks, tl_now() - t0);
@@ -197,17 +203,18 @@ static inline int tl_bufs_make(tl_ctx *ctx, tl_bufs *b, const tl_type *ty, int p
   return 0;
 }
 
-/* Compare ours with the reference after a check; records failures. */
-static inline void tl_compare(tl_ctx *ctx, const tl_target *t, const tl_type *ty, int count,
-                              int in_place, const tl_bufs *b) {
+/* Compare ours with the reference (computed by refname) after a check;
+ * records failures. */
+static inline void tl_compare_ref(tl_ctx *ctx, const tl_target *t, const tl_type *ty, int count,
+                                  int in_place, const tl_bufs *b, const char *refname) {
   long at = tl_first_diff(b->ours, b->ref, b->rspan);
   MPI_Aint lb, ext;
   MPI_Type_get_extent(ty->rtype, &lb, &ext);
   long block = (long)count * ty->rmul * (long)ext;
   if (at >= 0)
-    tl_fail(ctx, "%s on %s count %d type %s in-place %d: result differs from PMPI_Alltoall "
+    tl_fail(ctx, "%s on %s count %d type %s in-place %d: result differs from %s "
             "at byte %ld of %zu (block %ld, byte %ld in it): got 0x%02x want 0x%02x",
-            t->algo, t->cname, count, ty->name, in_place, at, b->rspan,
+            t->algo, t->cname, count, ty->name, in_place, refname, at, b->rspan,
             block ? at / block : -1L, block ? at % block : at,
             (unsigned char)b->ours[at], (unsigned char)b->ref[at]);
   if (!in_place && tl_first_diff(b->sb, b->scopy, b->sspan) >= 0)
@@ -222,12 +229,24 @@ static inline void tl_compare(tl_ctx *ctx, const tl_target *t, const tl_type *ty
   }
 }
 
-/* One check: t's all-to-all of count blocks of type case ty (in place or
- * not, input seeded by seed) against PMPI_Alltoall on the same input.
- * Collective over t->comm (an intercommunicator too, not in place).
- * Returns 1 if it failed, else 0. */
-static inline int tl_check(tl_ctx *ctx, const tl_target *t, const tl_type *ty, int count,
-                           int in_place, int seed) {
+/* Compare ours with PMPI_Alltoall's result after a check. */
+static inline void tl_compare(tl_ctx *ctx, const tl_target *t, const tl_type *ty, int count,
+                              int in_place, const tl_bufs *b) {
+  tl_compare_ref(ctx, t, ty, count, in_place, b, "PMPI_Alltoall");
+}
+
+/* A reference collective with the all-to-all signature (PMPI_Alltoall,
+ * PMPI_Allgather). */
+typedef int (*tl_ref_fn)(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
+                         MPI_Datatype rt, MPI_Comm comm);
+
+/* One check: t's collective (all-to-all signature) of count blocks of type
+ * case ty (in place or not, input seeded by seed) against the reference
+ * collective ref (named refname) on the same input. Collective over
+ * t->comm (an intercommunicator too, not in place). Returns 1 if it
+ * failed, else 0. */
+static inline int tl_check_ref(tl_ctx *ctx, const tl_target *t, const tl_type *ty, int count,
+                               int in_place, int seed, tl_ref_fn ref, const char *refname) {
   int p, r, before = ctx->fails, err, sc = count * ty->smul, rc = count * ty->rmul;
   int inter = 0;
   tl_bufs b;
@@ -245,18 +264,23 @@ static inline int tl_check(tl_ctx *ctx, const tl_target *t, const tl_type *ty, i
     tl_fail(ctx, "%s on %s count %d type %s in-place %d: returned %d (%s)", t->algo, t->cname,
             count, ty->name, in_place, err, msg);
   }
-  if (in_place) err = PMPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b.ref, rc, ty->rtype,
-                                    t->comm);
-  else err = PMPI_Alltoall(b.sb, sc, ty->stype, b.ref, rc, ty->rtype, t->comm);
+  if (in_place) err = ref(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b.ref, rc, ty->rtype, t->comm);
+  else err = ref(b.sb, sc, ty->stype, b.ref, rc, ty->rtype, t->comm);
   if (err != MPI_SUCCESS)
-    tl_fail(ctx, "reference PMPI_Alltoall failed (%d): count %d type %s in-place %d", err,
-            count, ty->name, in_place);
+    tl_fail(ctx, "reference %s failed (%d): count %d type %s in-place %d", refname, err, count,
+            ty->name, in_place);
   if (count > 0 && ++ctx->nonempty == ctx->break_at && ctx->rank == ctx->size - 1)
     b.ours[0] ^= 0x5a; /* self-test: this check must now fail */
-  tl_compare(ctx, t, ty, count, in_place, &b);
+  tl_compare_ref(ctx, t, ty, count, in_place, &b, refname);
   tl_bufs_free(&b);
   ctx->checks++;
   return ctx->fails != before;
+}
+
+/* One check of t's all-to-all against PMPI_Alltoall (see tl_check_ref). */
+static inline int tl_check(tl_ctx *ctx, const tl_target *t, const tl_type *ty, int count,
+                           int in_place, int seed) {
+  return tl_check_ref(ctx, t, ty, count, in_place, seed, PMPI_Alltoall, "PMPI_Alltoall");
 }
 
 /* Commit *t; record a failure if MPI refuses. */
