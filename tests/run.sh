@@ -106,6 +106,33 @@ run_case "openmpi/kernels with the AVX op component np=2" 120 mpirun.openmpi --o
   -np 2 "$OMPI/tests/mpi_kernels"
 run_case "openmpi/kernels self-test must fail np=2" 60 bash -c '! "$@"' _ \
   env COLLC_TEST_BREAK=7 "${OMPIRUN[@]}" 2 "$OMPI/tests/mpi_kernels"
+for np in 1 2 3 4 5 6 7 8 9; do
+  run_case "openmpi/reductions np=$np" 180 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_reductions"
+done
+run_case "openmpi/reductions with the AVX op component np=4" 120 mpirun.openmpi --oversubscribe \
+  --bind-to none --mca mpi_yield_when_idle 1 --mca btl_vader_single_copy_mechanism none \
+  -np 4 "$OMPI/tests/mpi_reductions"
+run_case "openmpi/reductions self-test must fail np=4" 60 bash -c '! "$@"' _ \
+  env COLLC_TEST_BREAK=7 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_reductions"
+for coll in allreduce reduce_scatter_block reduce; do
+  run_case "openmpi/reductions fallback counted as native ($coll) np=3" 60 expect_stats \
+    "^collc-stats: $coll native calls=4 bytes=" \
+    env COLLC_STATS=1 COLLC_TEST_FALLBACK=1 "${OMPIRUN[@]}" 3 "$OMPI/tests/mpi_reductions"
+done
+for spec in "allreduce recexch" "reduce_scatter_block recexch" "reduce tree" "allgather cyclic" \
+  "bcast tree"; do
+  read -r coll algo <<<"$spec"
+  run_case "openmpi/reductions preload stats ($coll $algo) np=6" 120 expect_stats \
+    "^collc-stats: $coll $algo calls=[1-9][0-9]* bytes=[1-9]" \
+    env COLLC_STATS=1 COLLC_TEST_EXPECT_COLLC=1 COLLC_ALLREDUCE=recexch \
+    COLLC_REDUCE_SCATTER_BLOCK=recexch:-3,-2 COLLC_REDUCE=tree:3 COLLC_ALLGATHER=cyclic \
+    COLLC_BCAST=tree:2,3 "${OMPIRUN[@]}" 6 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" \
+    "$OMPI/tests/mpi_reductions_preload"
+done
+run_case "openmpi/reductions preload cyclic, non-commutative falls back np=5" 120 expect_stats \
+  '^collc-stats: allreduce cyclic calls=[1-9][0-9]* bytes=[1-9]' \
+  env COLLC_STATS=1 COLLC_ALLREDUCE=cyclic COLLC_REDUCE_SCATTER_BLOCK=cyclic:-3,-3 \
+  "${OMPIRUN[@]}" 5 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_reductions_preload"
 run_case "openmpi/preload stats np=6" 120 expect_stats \
   '^collc-stats: alltoall torus calls=[1-9][0-9]* bytes=[1-9]' \
   env COLLC_STATS=1 COLLC_ALLTOALL=torus:d=2 \
@@ -126,6 +153,23 @@ run_case "mpich/errors np=2" 60 "${MPICHRUN[@]}" 2 "$MPICH/tests/mpi_errors"
 run_case "mpich/kernels np=1" 120 "${MPICHRUN[@]}" 1 "$MPICH/tests/mpi_kernels"
 run_case "mpich/valgrind kernels np=1" 300 tests/valgrind_leaks.sh \
   "${MPICHRUN[@]}" 1 -- "$MPICH/tests/mpi_kernels"
+for np in 1 2; do
+  run_case "mpich/reductions np=$np" 120 "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_reductions"
+done
+for np in 3 5 6; do
+  run_case "mpich/reductions quick np=$np" 240 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
+    "$MPICH/tests/mpi_reductions"
+done
+run_case "mpich/reductions fallback counted as native np=2" 60 expect_stats \
+  '^collc-stats: reduce native calls=4 bytes=' \
+  env COLLC_STATS=1 COLLC_TEST_FALLBACK=1 "${MPICHRUN[@]}" 2 "$MPICH/tests/mpi_reductions"
+run_case "mpich/reductions preload stats np=4" 120 expect_stats \
+  '^collc-stats: allreduce recexch calls=[1-9][0-9]* bytes=[1-9]' \
+  env COLLC_STATS=1 COLLC_TEST_QUICK=1 COLLC_TEST_EXPECT_COLLC=1 COLLC_ALLREDUCE=recexch \
+  COLLC_REDUCE_SCATTER_BLOCK=recexch COLLC_REDUCE=tree COLLC_ALLGATHER=recexch COLLC_BCAST=tree:3 \
+  LD_PRELOAD="$PWD/$MPICH/libcollc.so" "${MPICHRUN[@]}" 4 "$MPICH/tests/mpi_reductions_preload"
+run_case "mpich/valgrind reductions np=2" 300 env COLLC_TEST_QUICK=1 tests/valgrind_leaks.sh \
+  "${MPICHRUN[@]}" 2 -- "$MPICH/tests/mpi_reductions"
 run_case "mpich/errors bad COLLC_ALLTOALL np=2" 60 env COLLC_ALLTOALL=bogus \
   COLLC_TEST_WARNINGS=1 "${MPICHRUN[@]}" 2 "$MPICH/tests/mpi_errors"
 run_case "mpich/factorize leak loop np=2" 300 env COLLC_TEST_LOOPS=2500 \
@@ -153,6 +197,10 @@ for np in 1 4 7; do
 done
 run_case "asan/kernels np=2" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 2 build-asan/tests/mpi_kernels
+for np in 2 5; do
+  run_case "asan/reductions np=$np" 300 env ASAN_OPTIONS=detect_leaks=0 \
+    "${OMPIRUN[@]}" $np build-asan/tests/mpi_reductions
+done
 run_case "asan/errors np=2" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 2 build-asan/tests/mpi_errors
 run_case "asan/factorize np=6" 120 env ASAN_OPTIONS=detect_leaks=0 \

@@ -16,7 +16,8 @@ static int decision_equal(const decision_key *a, const decision_key *b, const ch
 }
 
 static int binding_equal(const binding_key *a, const binding_key *b) {
-  return a->scount == b->scount && a->rcount == b->rcount && a->count == b->count &&
+  return a->in_place == b->in_place && a->scount == b->scount && a->rcount == b->rcount &&
+         a->count == b->count &&
          a->stype == b->stype && a->rtype == b->rtype && a->sserial == b->sserial &&
          a->rserial == b->rserial && a->op == b->op;
 }

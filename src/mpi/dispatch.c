@@ -50,7 +50,8 @@ static int choose(const dispatch_call *d, const char *text, int forced, collc_ch
 static void decision_key_of(const dispatch_call *d, decision_key *k) {
   const collc_spec *s = &d->spec;
   int per_block = s->coll == COLLC_COLL_ALLTOALL || s->coll == COLLC_COLL_ALLGATHER;
-  k->coll = s->coll, k->in_place = s->in_place, k->root = s->root;
+  k->coll = s->coll, k->root = s->root;
+  k->in_place = s->coll == COLLC_COLL_REDUCE ? 0 : s->in_place; /* reduce: the root's own business */
   k->commutative = s->commutative;
   k->bytes = per_block ? s->unit_bytes : s->count * s->unit_bytes;
   k->algo[0] = 0;
@@ -58,6 +59,7 @@ static void decision_key_of(const dispatch_call *d, decision_key *k) {
 
 /* This rank's binding of call d. */
 static void binding_key_of(const dispatch_call *d, binding_key *k) {
+  k->in_place = d->spec.in_place;
   k->scount = d->spec.in_place ? 0 : d->bind.sendcount;
   k->stype = d->spec.in_place ? MPI_DATATYPE_NULL : d->bind.sendtype;
   k->rcount = d->bind.recvcount, k->rtype = d->bind.recvtype;

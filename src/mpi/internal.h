@@ -14,7 +14,8 @@
  * correct MPI program, so every rank hits or misses the decision cache
  * together and the collective work of a miss (agreement, communicators)
  * never splits the ranks. (Datatypes and counts may differ between ranks
- * when the type signatures match: they belong to the binding.) */
+ * when the type signatures match, and reduce is in place at its root only:
+ * those belong to the binding.) */
 typedef struct {
   int coll, in_place, root, commutative;
   long long bytes; /* all-to-all, allgather: bytes per block; others: per vector */
@@ -24,6 +25,7 @@ typedef struct {
 /* What a plan depends on beyond its decision: this rank's typing of the
  * buffers. Misses are local: compile and bind, no communication. */
 typedef struct {
+  int in_place; /* (differs between ranks for reduce: only the root may) */
   int scount, rcount;
   long long count; /* spec.count */
   MPI_Datatype stype, rtype;
