@@ -4,7 +4,8 @@
  * [run | c1*s1 | c2*s2 ...] (a contiguous run of `run` units repeated c1
  * times at stride s1, that c2 times at stride s2, ...) and an indexed shape
  * is {off:len, ...}. With EXPLAIN_EXPAND each operand is followed by the list
- * of unit indices it addresses, in message order (the paper's R' tables). */
+ * of unit indices it addresses, in message order (the paper's R' tables);
+ * REDUCE and COMBINE label theirs src=, src2= and dst=. */
 #include <stdio.h>
 #include <string.h>
 #include "ir.h"
@@ -45,11 +46,11 @@ char *explain_opnd(const collc_prog *P, collc_opnd o, char *buf, size_t len) {
   return buf;
 }
 
-/* Print the unit indices of operand o: " = [i, j, ...]". */
-static void print_expansion(const collc_prog *P, collc_opnd o, FILE *out) {
+/* Print the unit indices of operand o: " <label>[i, j, ...]". */
+static void print_expansion(const collc_prog *P, collc_opnd o, const char *label, FILE *out) {
   const collc_shape *S = &P->shapes[o.shape];
   int64_t shown = 0;
-  fprintf(out, " = [");
+  fprintf(out, " %s[", label);
   for (int64_t k = 0; k < S->nruns && shown < EXPAND_MAX; k++) {
     int64_t off, n;
     shape_run(P, o.shape, k, &off, &n);
@@ -75,10 +76,13 @@ static void print_instr(const collc_prog *P, int a, int flags, FILE *out) {
   explain_opnd(P, (f & OPF_WRITES) ? I->dst : opnd(BUF_NONE, 0, 0), d, sizeof d);
   fprintf(out, "%4d  %-8s  %5s  %4s  %4s  %s%s -> %s", a, ops_name(I->op), peer, slot, n,
           s, s2, d);
-  if ((flags & EXPLAIN_EXPAND) && (f & OPF_READS)) print_expansion(P, I->src, out);
-  if ((flags & EXPLAIN_EXPAND) && (f & OPF_READS2)) print_expansion(P, I->src2, out);
-  if ((flags & EXPLAIN_EXPAND) && (f & OPF_WRITES) && !(f & OPF_READS))
-    print_expansion(P, I->dst, out);
+  if (flags & EXPLAIN_EXPAND) { /* combining instructions name each operand */
+    int named = (f & OPF_READS2) || (f & OPF_UPDATES);
+    if (f & OPF_READS) print_expansion(P, I->src, named ? "src=" : "= ", out);
+    if (f & OPF_READS2) print_expansion(P, I->src2, "src2=", out);
+    if ((f & OPF_WRITES) && (named || !(f & OPF_READS)))
+      print_expansion(P, I->dst, named ? "dst=" : "= ", out);
+  }
   fputc('\n', out);
 }
 
