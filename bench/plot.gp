@@ -1,10 +1,15 @@
 # bench/plot.gp - plot a collc-bench CSV like the figures of Träff's torus
-# all-to-all paper: log-log, x = count (MPI_INT per process), y = the
-# minimum time in microseconds, one line per variant (native thick, black;
-# variants with the point-to-point "linear" component dashed).
+# all-to-all paper: log-log, x = count ("Count (<unit>) <per>", e.g. MPI_INT
+# per process), y = the minimum time in microseconds, one line per variant
+# (native thick, black; variants with the point-to-point "linear" component
+# dashed).
 #
 #   gnuplot -e "csv='in.csv'; png='out.png'; plottitle='MPI_Alltoall, ...'" bench/plot.gp
+#   gnuplot -e "csv='in.csv'; png='out.png'; plottitle='MPI_Allreduce, ...';
+#               unit='MPI_DOUBLE'; per='per process'" bench/plot.gp
 #
+# unit (default MPI_INT) and per (default "per process") name what a count
+# counts: collc-bench's "# unit:" header line.
 # Rows with count 0 cannot be drawn on a log axis and are left out.
 
 if (!exists("csv") || !exists("png")) {
@@ -12,19 +17,23 @@ if (!exists("csv") || !exists("png")) {
   exit status 2
 }
 if (!exists("plottitle")) plottitle = "MPI_Alltoall"
+if (!exists("unit")) unit = "MPI_INT"
+if (!exists("per")) per = "per process"
 
-# Variants in order of first appearance (column 5 of the CSV).
-variants = system(sprintf("awk -F, 'NR > 1 && !seen[$5]++ {printf \"%%s \", $5}' '%s'", csv))
+# Variants in order of first appearance. The variant (column 5) is the one
+# quoted field of the CSV (it may hold commas, e.g. "recexch:-8,8"): split at
+# the quotes, $1 is "collective,p,count,bytes," and $3 ",min_us,...".
+variants = system(sprintf("awk -F'\"' 'NR > 1 && !seen[$2]++ {printf \"%%s \", $2}' '%s'", csv))
 colors = "black #1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #7f7f7f #bcbd22 #17becf"
 color(i) = word(colors, (i - 1) % words(colors) + 1)
-rows(v) = sprintf("< awk -F, -v v='%s' 'NR > 1 && $5 == v && $3 > 0 {print $3, $6}' '%s'", v, csv)
+rows(v) = sprintf("< awk -F'\"' -v v='%s' 'NR > 1 && $2 == v {split($1, a, \",\"); split($3, b, \",\"); if (a[3] > 0) print a[3], b[2]}' '%s'", v, csv)
 
 set terminal pngcairo size 1100,750 font ",11"
 set output png
 set title plottitle noenhanced
 set logscale xy
 set format x "10^{%L}"
-set xlabel "Count (MPI\\_INT) per process"
+set xlabel "Count (" . unit . ") " . per noenhanced
 set ylabel "Time (microseconds), min over repetitions of the slowest rank"
 set grid xtics ytics mytics
 set key outside right top noenhanced

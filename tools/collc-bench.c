@@ -1,34 +1,52 @@
-/* collc-bench - time MPI_Alltoall variants the way Träff's torus all-to-all
- * paper does (section 5): per count, 8 warm-ups then 40 repetitions, each
- * after a double barrier; a repetition's time is the slowest rank's; the
- * minimum and median over repetitions are reported, in microseconds. Unlike
- * the paper, repetition i of every variant runs before repetition i+1 of
- * any (interleaved, in an order rotated each repetition), so drifts of a
- * shared, oversubscribed machine and the caches left by the previous call
- * favour no variant.
+/* collc-bench - time MPI collectives the way Träff's torus all-to-all paper
+ * does (section 5): per count, 8 warm-ups then 40 repetitions, each after a
+ * double barrier; a repetition's time is the slowest rank's; the minimum and
+ * median over repetitions are reported, in microseconds, next to the MPI
+ * library's own collective and the ratio. Unlike the paper, repetition i of
+ * every variant runs before repetition i+1 of any (interleaved, in an order
+ * rotated each repetition), so drifts of a shared, oversubscribed machine
+ * and the caches left by the previous call favour no variant.
  *
- *   mpirun -np P collc-bench [-c COUNTS] [-a ALGOS]... [-w N] [-r N]
- *                            [-l COUNT:REPS] [-o FILE.csv]
+ *   mpirun -np P collc-bench [-C COLL] [-c COUNTS] [-a ALGOS]... [-w N] [-r N]
+ *                            [-l COUNT:REPS[:WARM]] [-o FILE.csv]
  *
- *   -c COUNTS      MPI_INT per process, comma separated (default 1,10,100,1000,10000)
- *   -a ALGOS       variants, ';' separated or repeated -a, e.g. -a 'torus:4x2:native;bruck:2'
- *                  (default: native, torus with d = 2, 3, 4, ceil(log2 p) factors from
- *                  collc_dims_create, each with components native and linear, pairwise,
- *                  linear, bruck:2, default). native is always measured: it is the
- *                  baseline. "default" is collc_alltoall: what MPI_Alltoall of an
- *                  unmodified program gets (COLLC_ALLTOALL, else the default rule).
+ *   -C COLL        alltoall (default), allreduce, reduce_scatter_block, allgather,
+ *                  reduce, bcast. alltoall: MPI_INT; the others MPI_DOUBLE, MPI_SUM for
+ *                  the reductions, root 0 for reduce and bcast.
+ *   -c COUNTS      comma separated elements per process; for reduce_scatter_block and
+ *                  allgather per block, i.e. per rank (a rank sends, resp. receives, p
+ *                  blocks). Default: alltoall 1,10,...,10^4; allreduce, reduce, bcast
+ *                  1,10,...,10^6; reduce_scatter_block and allgather 1,10,...,10^5
+ *                  (their buffers are p times larger)
+ *   -a ALGOS       variants, ';' separated or repeated -a, e.g. -a 'torus:4x2:native;bruck:2'.
+ *                  Default, alltoall: native, torus with d = 2, 3, 4, ceil(log2 p) factors
+ *                  from collc_dims_create, each with components native and linear,
+ *                  pairwise, linear, bruck:2, default. allreduce: native, recexch (the
+ *                  default list, one step -p,p, radix 4 and all-'*' steps: recursive
+ *                  doubling), cyclic, tree, default. reduce_scatter_block and allgather:
+ *                  native, recexch (default list, one step, radix 4), cyclic, default.
+ *                  reduce and bcast: native, tree, tree:4, default. native is always
+ *                  measured: it is the baseline. "default" is collc_<COLL>: what MPI_<COLL>
+ *                  of an unmodified program gets (COLLC_<COLL>, else the default rule).
+ *                  Variants that resolve to the same algorithm as an earlier one are
+ *                  measured once (listed in the header).
  *   -w N           warm-ups per variant and count (default 8)
  *   -r N           repetitions per variant and count (default 40)
- *   -l COUNT:REPS  use REPS repetitions for counts >= COUNT (default: off)
+ *   -l COUNT:REPS[:WARM]  use REPS repetitions (and WARM warm-ups) for counts >= COUNT
+ *                  (default: off)
  *   -o FILE        also write CSV: collective,p,count,bytes,variant,min_us,median_us,
- *                  native_min_us,speedup
+ *                  native_min_us,speedup (the variant always in double quotes: it may
+ *                  hold commas)
  *
- * "native" is PMPI_Alltoall itself; every other variant runs through
- * collc_alltoall_algo. Before timing, each variant's result is checked once
- * against PMPI_Alltoall; a variant that differs is reported WRONG and not
- * timed (exit status 3). Barriers and reductions use PMPI_ so that no
- * interposed wrapper is timed. Exit status 0 ok, 2 bad arguments. */
+ * "native" is PMPI_<COLL> itself; every other variant runs through
+ * collc_<COLL>_algo. Before timing, each variant's result is checked once
+ * against PMPI_<COLL>, bitwise (the inputs make every summation order exact:
+ * tools/bench_colls.h), and the input must be intact; a variant that
+ * differs is reported WRONG and not timed (exit status 3). Barriers and
+ * reductions use PMPI_ so that no interposed wrapper is timed. Exit status 0
+ * ok, 2 bad arguments. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +54,7 @@
 #include <unistd.h>
 #include "collc.h"
 #include "algo/algo.h"
+#include "bench_colls.h"
 
 #define MAXV 64    /* variants */
 #define MAXC 64    /* counts */
@@ -45,42 +64,53 @@ enum { V_OK = 0, V_WRONG, V_UNFIT };
 
 typedef struct {
   char text[TEXTLEN];
-  int native;             /* PMPI_Alltoall */
-  int dflt;               /* collc_alltoall: the selection rule */
+  char canon[TEXTLEN];    /* resolved choice, e.g. recexch:-2,2 ("" for native, default) */
+  int kind;               /* RUN_NATIVE (PMPI_), RUN_DEFAULT (selection rule), RUN_ALGO */
   int status;             /* V_* at the current count */
   double min_us, med_us;  /* at the current count (rank 0) */
 } variant;
 
 typedef struct {
+  const bench_coll *c;
   long counts[MAXC];
   int ncounts;
   variant v[MAXV];
   int nv;
   int warm, reps;
   long large_count; /* -l: counts >= large_count use large_reps; 0 = off */
-  int large_reps;
+  int large_reps, large_warm; /* large_warm -1: o->warm */
+  int large_default;          /* -l came from the collective's default */
   const char *csv;
   char skipped[1024]; /* default torus factorisations left out, and why */
   char unfit[1024];   /* -a variants that do not fit p, and why */
+  char same[1024];    /* variants resolving to an earlier one's algorithm */
 } options;
-
-/* Buffers of one run, allocated once for the largest count. */
-typedef struct {
-  int *send, *recv, *ref;
-  double *times, *maxtimes;
-  MPI_Comm comm;
-  int p, rank;
-} bench;
 
 /* Print usage to stderr. */
 static void usage(void) {
   fprintf(stderr,
-          "usage: collc-bench [-c COUNTS] [-a ALGOS]... [-w N] [-r N] [-l COUNT:REPS] [-o FILE]\n"
-          "  -c 1,10,100   MPI_INT per process (default 1,10,100,1000,10000)\n"
+          "usage: collc-bench [-C COLL] [-c COUNTS] [-a ALGOS]... [-w N] [-r N]\n"
+          "                   [-l COUNT:REPS[:WARM]] [-o FILE]\n"
+          "  -C COLL       alltoall (default), allreduce, reduce_scatter_block, allgather,\n"
+          "                reduce, bcast\n"
+          "  -c 1,10,100   elements per process (per block for reduce_scatter_block and\n"
+          "                allgather); default alltoall 1..10^4 MPI_INT, allreduce, reduce,\n"
+          "                bcast 1..10^6 MPI_DOUBLE, the other two 1..10^5 MPI_DOUBLE\n"
           "  -a 'A;B'      variants (';' separated or repeated), e.g. torus:4x2:native;bruck:2\n"
           "  -w N -r N     warm-ups and repetitions (default 8 and 40)\n"
-          "  -l C:R        R repetitions for counts >= C\n"
+          "  -l C:R[:W]    R repetitions (W warm-ups) for counts >= C\n"
           "  -o FILE       CSV output\n");
+}
+
+/* Append the printf-style text to the ", "-separated list buf of len bytes. */
+static void note(char *buf, size_t len, const char *fmt, ...) {
+  size_t at = strlen(buf);
+  va_list ap;
+  if (at && at + 2 < len) at += (size_t)snprintf(buf + at, len - at, ", ");
+  if (at >= len) return;
+  va_start(ap, fmt);
+  vsnprintf(buf + at, len - at, fmt, ap);
+  va_end(ap);
 }
 
 /* Parse a non-negative integer in [0, max] from s; -1 if it is not one. */
@@ -111,8 +141,8 @@ static int add_variant(options *o, const char *text) {
   variant *v = &o->v[o->nv++];
   memset(v, 0, sizeof *v);
   snprintf(v->text, sizeof v->text, "%s", text);
-  v->native = !strcmp(text, "native");
-  v->dflt = !strcmp(text, "default");
+  v->kind = !strcmp(text, "native") ? RUN_NATIVE : !strcmp(text, "default") ? RUN_DEFAULT
+                                                                             : RUN_ALGO;
   return 0;
 }
 
@@ -124,7 +154,6 @@ static int add_variants(options *o, const char *s) {
     if (add_variant(o, t)) return -1;
   return 0;
 }
-
 /* The factors of p into d balanced dims as "AxBx...": all of them into full,
  * those > 1 into buf; returns the number of factors > 1, or -1 on error. */
 static int torus_dims_text(int p, int d, char *full, char *buf, size_t len) {
@@ -182,77 +211,124 @@ static void default_variants(int p, options *o) {
   add_variants(o, "pairwise;linear;bruck:2;default");
 }
 
-/* Parse -l COUNT:REPS into o; 0 or -1. */
+/* Parse -l COUNT:REPS[:WARM] into o; 0 or -1. */
 static int parse_large(const char *s, options *o) {
   char buf[64];
   snprintf(buf, sizeof buf, "%s", s);
-  char *colon = strchr(buf, ':');
+  char *colon = strchr(buf, ':'), *colon2;
   if (!colon) return -1;
   *colon = 0;
+  long w = -1;
+  if ((colon2 = strchr(colon + 1, ':'))) {
+    *colon2 = 0;
+    if ((w = parse_long(colon2 + 1, 1000000)) < 0) return -1;
+  }
   long c = parse_long(buf, INT32_MAX), r = parse_long(colon + 1, 1000000);
   if (c < 0 || r < 1) return -1;
-  o->large_count = c, o->large_reps = (int)r;
+  o->large_count = c, o->large_reps = (int)r, o->large_warm = (int)w;
   return 0;
 }
 
-/* Check every variant's syntax (bad: message on rank 0, return 2) and
- * drop those that do not fit p processes, listing them in o->unfit; 0. */
+/* Parse and resolve variant v of collective c for p processes into
+ * v->canon; 0, 1 if it does not fit (why), 2 if it is not valid (why). */
+static int resolve_variant(const bench_coll *c, variant *v, int p, int rank, char *why,
+                           size_t wlen) {
+  collc_spec spec = {.coll = c->coll, .p = p, .rank = rank, .count = 1,
+                     .unit_bytes = bc_size(c), .root = 0, .commutative = 1};
+  collc_choice ch;
+  if (choice_parse(c->coll, v->text, &ch, why, wlen)) return 2;
+  if (choice_resolve(&spec, &ch, why, wlen)) return 1;
+  choice_format(&ch, v->canon, sizeof v->canon);
+  return 0;
+}
+
+/* Check every variant's syntax (bad: message on rank 0, return 2), drop
+ * those that do not fit p processes (listed in o->unfit) and those that
+ * resolve to the same algorithm as an earlier one (o->same); 0. */
 static int validate_variants(options *o, int p, int rank) {
-  collc_spec spec = {.coll = COLLC_COLL_ALLTOALL, .p = p, .rank = rank, .count = 1, .unit_bytes = 4};
   int kept = 0;
   for (int i = 0; i < o->nv; i++) {
-    collc_choice c;
+    variant *v = &o->v[i];
     char why[200];
-    if (o->v[i].dflt) {
-      o->v[kept++] = o->v[i];
-      continue;
-    }
-    if (choice_parse(COLLC_COLL_ALLTOALL, o->v[i].text, &c, why, sizeof why)) {
-      if (rank == 0) fprintf(stderr, "collc-bench: bad variant '%s': %s\n", o->v[i].text, why);
+    int rc = v->kind == RUN_ALGO ? resolve_variant(o->c, v, p, rank, why, sizeof why) : 0, dup = -1;
+    if (rc == 2) {
+      if (rank == 0) fprintf(stderr, "collc-bench: bad variant '%s': %s\n", v->text, why);
       return 2;
     }
-    if (choice_resolve(&spec, &c, why, sizeof why) == 0) {
-      o->v[kept++] = o->v[i];
+    if (rc == 1) {
+      note(o->unfit, sizeof o->unfit, "%s (%s)", v->text, why);
       continue;
     }
-    size_t at = strlen(o->unfit);
-    snprintf(o->unfit + at, sizeof o->unfit - at, "%s%s (%s)", at ? ", " : "", o->v[i].text,
-             why);
+    for (int j = 0; j < kept && v->kind == RUN_ALGO; j++)
+      if (!strcmp(o->v[j].canon, v->canon)) dup = j;
+    if (dup >= 0) {
+      note(o->same, sizeof o->same, "%s (= %s)", v->text, o->v[dup].text);
+      continue;
+    }
+    o->v[kept++] = *v;
   }
   o->nv = kept;
   return 0;
 }
 
+/* Which options were given on the command line. */
+typedef struct {
+  int variants, counts, large;
+} given;
+
 /* Apply option opt with argument arg to o; 0, or -1 if it is bad. */
-static int apply_option(int opt, const char *arg, options *o, int *explicit) {
+static int apply_option(int opt, const char *arg, options *o, given *g) {
   long n = arg ? parse_long(arg, 1000000) : 0;
   switch (opt) {
-  case 'c': return parse_counts(arg, o);
-  case 'a': *explicit = 1; return add_variants(o, arg);
+  case 'C': return (o->c = bc_find(arg)) ? 0 : -1;
+  case 'c': g->counts = 1; return parse_counts(arg, o);
+  case 'a': g->variants = 1; return add_variants(o, arg);
   case 'w': o->warm = (int)n; return n >= 0 ? 0 : -1;
   case 'r': o->reps = (int)n; return n >= 1 ? 0 : -1;
-  case 'l': return parse_large(arg, o);
+  case 'l': g->large = 1; return parse_large(arg, o);
   case 'o': o->csv = arg; return 0;
   default: return -1;
   }
 }
 
+/* The collective's defaults for what the command line left out. */
+static void apply_defaults(options *o, const given *g, int p) {
+  if (!g->counts) parse_counts(o->c->counts, o);
+  if (!g->large && o->c->large) {
+    parse_large(o->c->large, o);
+    o->large_default = 1;
+  }
+  if (g->variants) return;
+  if (!o->c->variants) {
+    default_variants(p, o);
+    return;
+  }
+  char buf[2048];
+  o->c->variants(p, buf, sizeof buf);
+  add_variants(o, buf);
+}
+
 /* Parse the command line into o (identically on every rank); 0, or 2 for
  * bad arguments, 1 for -h. */
 static int parse_options(int argc, char **argv, int p, options *o) {
-  int opt, explicit = 0, rank;
+  int opt, rank;
+  given g = {0, 0, 0};
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   opterr = rank == 0;
   memset(o, 0, sizeof *o);
+  o->c = &bench_colls[0];
   o->warm = 8, o->reps = 40;
-  parse_counts("1,10,100,1000,10000", o);
   add_variant(o, "native");
-  while ((opt = getopt(argc, argv, "c:a:w:r:l:o:h")) != -1)
-    if (apply_option(opt, optarg, o, &explicit)) return opt == 'h' ? 1 : 2;
+  while ((opt = getopt(argc, argv, "C:c:a:w:r:l:o:h")) != -1)
+    if (apply_option(opt, optarg, o, &g)) {
+      if (opt == 'C' && rank == 0)
+        fprintf(stderr, "collc-bench: unknown collective '%s'\n", optarg);
+      return opt == 'h' ? 1 : 2;
+    }
   if (optind != argc) return 2;
-  if (!explicit) default_variants(p, o);
+  apply_defaults(o, &g, p);
   for (int i = 0; i < o->ncounts; i++)
-    if (o->counts[i] > INT32_MAX / p) {
+    if ((o->c->send_p || o->c->recv_p) && o->counts[i] > INT32_MAX / p) {
       if (rank == 0)
         fprintf(stderr, "collc-bench: count %ld too large for p=%d\n", o->counts[i], p);
       return 2;
@@ -263,6 +339,12 @@ static int parse_options(int argc, char **argv, int p, options *o) {
 /* Repetitions for count (the -l rule). */
 static int reps_for(const options *o, long count) {
   return o->large_count && count >= o->large_count ? o->large_reps : o->reps;
+}
+
+/* Warm-ups for count (the -l rule). */
+static int warm_for(const options *o, long count) {
+  int large = o->large_count && count >= o->large_count && o->large_warm >= 0;
+  return large ? o->large_warm : o->warm;
 }
 
 /* The MPI library's name and version, one line, into buf. */
@@ -281,26 +363,9 @@ static void library_name(char *buf, size_t len) {
   snprintf(buf, len, "%.200s", v);
 }
 
-/* The distinct test value of element e of the block rank sends to rank j. */
-static int value(int rank, int j, long e, int p, long count) {
-  uint64_t x = ((uint64_t)rank * (uint64_t)p + (uint64_t)j) * (uint64_t)count + (uint64_t)e;
-  return (int)(uint32_t)(x * 2u + 1u); /* odd, distinct while 2*p*p*count < 2^32 */
-}
-
-/* Fill b->send with this rank's test input for count. */
-static void fill_send(bench *b, long count) {
-  for (int j = 0; j < b->p; j++)
-    for (long e = 0; e < count; e++)
-      b->send[(long)j * count + e] = value(b->rank, j, e, b->p, count);
-}
-
-/* One all-to-all of variant v on b's buffers; an MPI error code. */
+/* One call of variant v on b's buffers; an MPI error code. */
 static int run_once(const variant *v, bench *b, int count) {
-  if (v->native)
-    return PMPI_Alltoall(b->send, count, MPI_INT, b->recv, count, MPI_INT, b->comm);
-  if (v->dflt) return collc_alltoall(b->send, count, MPI_INT, b->recv, count, MPI_INT, b->comm);
-  return collc_alltoall_algo(v->text, b->send, count, MPI_INT, b->recv, count, MPI_INT,
-                             b->comm);
+  return b->c->run(v->kind, v->text, b, count, b->recv);
 }
 
 /* 1 if every rank's flag is set (collective). */
@@ -313,8 +378,7 @@ static int all_ranks(bench *b, int flag) {
 /* Check variant v once against b->ref (and that the input is intact); sets
  * v->status. Collective. A wrong result is printed loudly by each bad rank. */
 static void check_variant(variant *v, bench *b, long count) {
-  long n = (long)b->p * count;
-  memset(b->recv, 0xA4, (size_t)n * sizeof(int)); /* even: never a test value */
+  bc_prepare(b, count, b->recv);
   int rc = run_once(v, b, (int)count);
   if (!all_ranks(b, rc == MPI_SUCCESS)) {
     char msg[MPI_MAX_ERROR_STRING] = "error on another rank";
@@ -326,15 +390,13 @@ static void check_variant(variant *v, bench *b, long count) {
     v->status = V_UNFIT;
     return;
   }
-  long bad = -1;
-  for (long i = 0; i < n && bad < 0; i++)
-    if (b->recv[i] != b->ref[i]) bad = i;
-  for (int j = 0; j < b->p && bad < 0; j++)
-    for (long e = 0; e < count && bad < 0; e++)
-      if (b->send[(long)j * count + e] != value(b->rank, j, e, b->p, count)) bad = -2 - j;
+  long bad = bc_check(b, count);
+  if (bad < -1) /* a changed input would make the variants checked after v look wrong */
+    memcpy(b->send, b->orig, (size_t)bc_send_elems(b, count) * (size_t)bc_size(b->c));
   if (bad != -1)
-    fprintf(stderr, "collc-bench: *** WRONG RESULT *** %s count %ld rank %d: %s %ld\n",
-            v->text, count, b->rank, bad >= 0 ? "first bad element" : "send buffer changed, block",
+    fprintf(stderr, "collc-bench: *** WRONG RESULT *** %s %s count %ld rank %d: %s %ld\n",
+            b->c->name, v->text, count, b->rank,
+            bad >= 0 ? "first bad element" : "send buffer changed at element",
             bad >= 0 ? bad : -2 - bad);
   v->status = all_ranks(b, bad == -1) ? V_OK : V_WRONG;
 }
@@ -370,11 +432,11 @@ static int timed_once(const variant *v, bench *b, long count, double *t) {
  * repetitions interleaved (repetition i runs each variant once, the order
  * rotated by i), so slow drifts of a shared machine and the cache state
  * left by the previous call hit all variants alike. */
-static void time_variants(options *o, bench *b, long count, int reps) {
+static void time_variants(options *o, bench *b, long count, int reps, int warm) {
   int rc[MAXV] = {0};
   double t;
   for (int k = 0; k < o->nv; k++)
-    for (int i = 0; i < o->warm && o->v[k].status == V_OK; i++)
+    for (int i = 0; i < warm && o->v[k].status == V_OK; i++)
       rc[k] |= timed_once(&o->v[k], b, count, &t);
   for (int i = 0; i < reps; i++)
     for (int j = 0; j < o->nv; j++) { /* rotated: every variant in every position */
@@ -405,6 +467,7 @@ static const char *speedup(double native_min, const variant *v, char *buf, size_
 /* Rank 0: print count's table rows and CSV rows (csv may be NULL). */
 static void report_count(const options *o, int p, long count, FILE *csv) {
   double native_min = o->v[0].min_us, best = INFINITY;
+  long bytes = count * bc_size(o->c);
   int fastest = -1;
   char sp[32];
   for (int i = 0; i < o->nv; i++)
@@ -412,15 +475,16 @@ static void report_count(const options *o, int p, long count, FILE *csv) {
   for (int i = 0; i < o->nv; i++) {
     const variant *v = &o->v[i];
     if (v->status != V_OK) {
-      printf("%8ld %8ld  %-24s %s\n", count, count * 4, v->text,
+      printf("%8ld %8ld  %-24s %s\n", count, bytes, v->text,
              v->status == V_WRONG ? "*** WRONG RESULT: excluded ***" : "does not fit: excluded");
       continue;
     }
-    printf("%8ld %8ld  %-24s %10.2f %10.2f %8s%s\n", count, count * 4, v->text, v->min_us,
+    printf("%8ld %8ld  %-24s %10.2f %10.2f %8s%s\n", count, bytes, v->text, v->min_us,
            v->med_us, speedup(native_min, v, sp, sizeof sp), i == fastest ? "  <- fastest" : "");
     if (csv)
-      fprintf(csv, "alltoall,%d,%ld,%ld,%s,%.3f,%.3f,%.3f,%.4f\n", p, count, count * 4, v->text,
-              v->min_us, v->med_us, native_min, v->min_us > 0 ? native_min / v->min_us : 0.0);
+      fprintf(csv, "%s,%d,%ld,%ld,\"%s\",%.3f,%.3f,%.3f,%.4f\n", o->c->name, p, count, bytes,
+              v->text, v->min_us, v->med_us, native_min,
+              v->min_us > 0 ? native_min / v->min_us : 0.0);
   }
   printf("\n");
   fflush(stdout);
@@ -430,14 +494,16 @@ static void report_count(const options *o, int p, long count, FILE *csv) {
  * Collective. */
 static int bench_count(options *o, bench *b, long count, FILE *csv) {
   double t0 = MPI_Wtime();
-  int wrong = 0, reps = reps_for(o, count);
-  fill_send(b, count);
-  PMPI_Alltoall(b->send, (int)count, MPI_INT, b->ref, (int)count, MPI_INT, b->comm);
+  int wrong = 0;
+  bc_fill(b, count);
+  bc_prepare(b, count, b->ref);
+  b->c->run(RUN_NATIVE, NULL, b, (int)count, b->ref); /* failure: native is WRONG below */
   for (int i = 0; i < o->nv; i++) {
     o->v[i].status = V_OK;
     check_variant(&o->v[i], b, count);
   }
-  time_variants(o, b, count, reps);
+  bc_prepare(b, count, b->recv); /* bcast: the root's input for the timed calls */
+  time_variants(o, b, count, reps_for(o, count), warm_for(o, count));
   for (int i = 0; i < o->nv; i++) wrong += o->v[i].status == V_WRONG;
   if (b->rank == 0) {
     report_count(o, b->p, count, csv);
@@ -446,18 +512,45 @@ static int bench_count(options *o, bench *b, long count, FILE *csv) {
   return wrong;
 }
 
+/* Rank 0: the header's first line (collective, p, library, type, method). */
+static void print_title(const options *o, int p) {
+  char lib[256];
+  const bench_coll *c = o->c;
+  library_name(lib, sizeof lib);
+  printf("# collc-bench %s, p=%d, %s, %s%s%s, %d warm-ups, %d reps", c->name, p, lib,
+         c->dbl ? "MPI_DOUBLE" : "MPI_INT", coll_reduces(c->coll) ? ", MPI_SUM" : "",
+         c->coll == COLLC_COLL_REDUCE || c->coll == COLLC_COLL_BCAST ? ", root 0" : "", o->warm,
+         o->reps);
+  if (o->large_count) {
+    printf(" (%d", o->large_reps);
+    if (o->large_warm >= 0) printf(" and %d warm-ups", o->large_warm);
+    printf(" for counts >= %ld%s)", o->large_count,
+           o->large_default ? ": this collective's default -l, to keep the run short" : "");
+  }
+  printf(", interleaved; time = max over ranks, min and median over reps\n");
+}
+
 /* Rank 0: the OSU-style header. */
 static void print_header(const options *o, int p) {
-  char lib[256];
-  library_name(lib, sizeof lib);
-  printf("# collc-bench alltoall, p=%d, %s, MPI_INT, %d warm-ups, %d reps", p, lib, o->warm,
-         o->reps);
-  if (o->large_count) printf(" (%d for counts >= %ld)", o->large_reps, o->large_count);
-  printf(", interleaved; time = max over ranks, min and median over reps\n");
-  printf("# native = PMPI_Alltoall (the library's own); default = collc_alltoall (collc's "
-         "selection rule);\n# others via collc_alltoall_algo; speedup = native min / variant "
-         "min\n");
+  const char *n = o->c->name, *type = o->c->dbl ? "MPI_DOUBLE" : "MPI_INT";
+  print_title(o, p);
+  printf("# native = PMPI_%s (the library's own); default = collc_%s (collc's selection "
+         "rule);\n# others via collc_%s_algo; speedup = native min / variant min\n",
+         o->c->mpi_name + 4, n, n);
+  printf("# unit: %s %s; bytes = count * %ld\n", type, o->c->per, bc_size(o->c));
+  if (o->c->coll == COLLC_COLL_REDUCE || o->c->coll == COLLC_COLL_BCAST)
+    printf("# rooted: a rank returns once its own part is done, so the minimum depends on how\n"
+           "# far apart the ranks leave the barrier; compare the medians too\n");
+  if (o->c->dbl)
+    printf("# input: integers 0..4095 as doubles (sums exact in any order): results checked "
+           "bitwise against native\n");
+  int resolved = 0;
+  for (int i = 0; i < o->nv; i++)
+    if (o->v[i].kind == RUN_ALGO && strcmp(o->v[i].text, o->v[i].canon))
+      printf("%s%s = %s", resolved++ ? "; " : "# resolved: ", o->v[i].text, o->v[i].canon);
+  if (resolved) printf("\n");
   if (o->skipped[0]) printf("# skipped: %s\n", o->skipped);
+  if (o->same[0]) printf("# measured once, same algorithm as an earlier variant: %s\n", o->same);
   if (o->nv > 16) /* collc caches 16 plans per communicator (src/mpi/internal.h) */
     printf("# note: %d variants > 16 cached plans: later ones are recompiled per call\n", o->nv);
   if (o->unfit[0]) printf("# left out, do not fit p=%d: %s\n", p, o->unfit);
@@ -468,18 +561,20 @@ static void print_header(const options *o, int p) {
 
 /* Allocate b's buffers for counts up to maxcount and reps repetitions; 0 or -1. */
 static int bench_alloc(bench *b, long maxcount, int reps) {
-  size_t n = (size_t)b->p * (size_t)maxcount + 1;
-  b->send = malloc(n * sizeof(int));
-  b->recv = malloc(n * sizeof(int));
-  b->ref = malloc(n * sizeof(int));
+  size_t sz = (size_t)bc_size(b->c);
+  size_t ns = ((size_t)bc_send_elems(b, maxcount) + 1) * sz;
+  size_t nr = ((size_t)bc_recv_elems(b, maxcount) + 1) * sz;
+  b->send = malloc(ns), b->orig = malloc(ns);
+  b->recv = malloc(nr), b->ref = malloc(nr);
   b->times = malloc((size_t)MAXV * (size_t)reps * sizeof(double));
   b->maxtimes = malloc((size_t)reps * sizeof(double));
-  return b->send && b->recv && b->ref && b->times && b->maxtimes ? 0 : -1;
+  return b->send && b->orig && b->recv && b->ref && b->times && b->maxtimes ? 0 : -1;
 }
 
 /* Free b's buffers and communicator. */
 static void bench_free(bench *b) {
-  free(b->send), free(b->recv), free(b->ref), free(b->times), free(b->maxtimes);
+  free(b->send), free(b->orig), free(b->recv), free(b->ref);
+  free(b->times), free(b->maxtimes);
   PMPI_Comm_free(&b->comm);
 }
 
@@ -488,6 +583,7 @@ static int bench_init(bench *b, const options *o) {
   long maxcount = 0;
   int maxreps = o->large_count && o->large_reps > o->reps ? o->large_reps : o->reps;
   memset(b, 0, sizeof *b);
+  b->c = o->c;
   PMPI_Comm_dup(MPI_COMM_WORLD, &b->comm);
   PMPI_Comm_set_errhandler(b->comm, MPI_ERRORS_RETURN);
   PMPI_Comm_size(b->comm, &b->p);

@@ -1,0 +1,274 @@
+/* bench_colls.h - the collectives collc-bench times (-C): for each, the
+ * native call (PMPI_), collc's selection rule (collc_<coll>) and an explicit
+ * algorithm (collc_<coll>_algo); its element type, buffer sizes, test input
+ * and default variants. Part of tools/collc-bench.c, which includes it once
+ * (static functions, like tools/common.h; not a library header).
+ *
+ * Test inputs are exact: all-to-all sends distinct odd ints; the MPI_DOUBLE
+ * collectives send small non-negative integers (< 4096, pseudo-random in
+ * rank and position), whose sums are exact in every order, so a result is
+ * checked bitwise against the native call's although the summation orders
+ * differ. Receive buffers are poisoned with 0xA4 bytes first (an even int,
+ * a negative non-integer double: never a test value). */
+#ifndef COLLC_BENCH_COLLS_H
+#define COLLC_BENCH_COLLS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include "collc.h"
+#include "algo/algo.h"
+
+enum { RUN_NATIVE = 0, RUN_DEFAULT, RUN_ALGO };
+
+typedef struct bench_coll bench_coll;
+
+/* Buffers of one run, allocated once for the largest count. orig is the
+ * send buffer as filled, to check that no variant writes its input. */
+typedef struct {
+  const bench_coll *c;
+  char *send, *orig, *recv, *ref;
+  double *times, *maxtimes;
+  MPI_Comm comm;
+  int p, rank;
+} bench;
+
+struct bench_coll {
+  const char *name;     /* -C and the CSV's first column */
+  const char *mpi_name; /* for titles */
+  int coll;             /* enum collc_coll */
+  int dbl;              /* element type MPI_DOUBLE (else MPI_INT) */
+  int send_p, recv_p;   /* buffer holds p * count elements (else count) */
+  int rooted;           /* result at the root (0) only */
+  int inout;            /* one buffer, input at the root (bcast) */
+  const char *per;      /* what one count is, after the element type */
+  const char *counts;   /* default -c */
+  const char *large;    /* default -l, NULL if none */
+  /* One call of kind RUN_* (algo for RUN_ALGO) on b's send buffer into recv. */
+  int (*run)(int kind, const char *algo, bench *b, int count, void *recv);
+  /* Default variants for p as an -a list; NULL: collc-bench's all-to-all set. */
+  void (*variants)(int p, char *buf, size_t len);
+};
+
+/* Bytes of one element of c. */
+static long bc_size(const bench_coll *c) { return c->dbl ? 8 : 4; }
+
+/* Elements in b's send buffer for count. */
+static long bc_send_elems(const bench *b, long count) {
+  return b->c->send_p ? (long)b->p * count : count;
+}
+
+/* Elements in b's receive buffer for count. */
+static long bc_recv_elems(const bench *b, long count) {
+  return b->c->recv_p ? (long)b->p * count : count;
+}
+
+/* Bytes of the result this rank checks (the root's only, for reduce). */
+static size_t bc_result_bytes(const bench *b, long count) {
+  if (b->c->rooted && b->rank != 0) return 0;
+  return (size_t)bc_recv_elems(b, count) * (size_t)bc_size(b->c);
+}
+
+/* All-to-all test value of send element i of rank: distinct and odd while
+ * 2 * p * p * count < 2^32. */
+static int bc_int_value(int rank, long i, int p, long count) {
+  uint64_t x = (uint64_t)rank * (uint64_t)p * (uint64_t)count + (uint64_t)i;
+  return (int)(uint32_t)(x * 2u + 1u);
+}
+
+/* MPI_DOUBLE test value of send element i of rank: an integer in [0, 4095]. */
+static double bc_dbl_value(int rank, long i) {
+  uint64_t x = (uint64_t)i * 0x9E3779B1u + (uint64_t)rank * 0x85EBCA77u + 12345u;
+  x ^= x >> 15;
+  x *= 0x2C1B3C6Du;
+  x ^= x >> 13;
+  return (double)(x & 4095u);
+}
+
+/* Fill b->send (and its copy b->orig) with this rank's input for count. */
+static void bc_fill(bench *b, long count) {
+  long n = bc_send_elems(b, count);
+  if (b->c->dbl)
+    for (long i = 0; i < n; i++) ((double *)b->send)[i] = bc_dbl_value(b->rank, i);
+  else
+    for (long i = 0; i < n; i++) ((int *)b->send)[i] = bc_int_value(b->rank, i, b->p, count);
+  memcpy(b->orig, b->send, (size_t)n * (size_t)bc_size(b->c));
+}
+
+/* Make recv ready for one checked call: poisoned, and for bcast the root's
+ * input in it. */
+static void bc_prepare(bench *b, long count, void *recv) {
+  memset(recv, 0xA4, (size_t)bc_recv_elems(b, count) * (size_t)bc_size(b->c));
+  if (b->c->inout && b->rank == 0) memcpy(recv, b->send, (size_t)count * (size_t)bc_size(b->c));
+}
+
+/* Index of the first element where recv differs from b->ref, -1 if none;
+ * -2 - i if the send buffer changed at element i. */
+static long bc_check(const bench *b, long count) {
+  size_t n = bc_result_bytes(b, count), sz = (size_t)bc_size(b->c);
+  size_t ns = (size_t)bc_send_elems(b, count) * sz;
+  if (memcmp(b->recv, b->ref, n))
+    for (size_t i = 0; i < n; i += sz)
+      if (memcmp(b->recv + i, b->ref + i, sz)) return (long)(i / sz);
+  if (memcmp(b->send, b->orig, ns))
+    for (size_t i = 0; i < ns; i += sz)
+      if (memcmp(b->send + i, b->orig + i, sz)) return -2 - (long)(i / sz);
+  return -1;
+}
+
+/* ---- the calls ---- */
+
+/* MPI_Alltoall of count MPI_INT per block. */
+static int run_alltoall(int kind, const char *algo, bench *b, int n, void *recv) {
+  if (kind == RUN_NATIVE) return PMPI_Alltoall(b->send, n, MPI_INT, recv, n, MPI_INT, b->comm);
+  if (kind == RUN_DEFAULT) return collc_alltoall(b->send, n, MPI_INT, recv, n, MPI_INT, b->comm);
+  return collc_alltoall_algo(algo, b->send, n, MPI_INT, recv, n, MPI_INT, b->comm);
+}
+
+/* MPI_Allreduce of count MPI_DOUBLE, MPI_SUM. */
+static int run_allreduce(int kind, const char *algo, bench *b, int n, void *recv) {
+  if (kind == RUN_NATIVE) return PMPI_Allreduce(b->send, recv, n, MPI_DOUBLE, MPI_SUM, b->comm);
+  if (kind == RUN_DEFAULT) return collc_allreduce(b->send, recv, n, MPI_DOUBLE, MPI_SUM, b->comm);
+  return collc_allreduce_algo(algo, b->send, recv, n, MPI_DOUBLE, MPI_SUM, b->comm);
+}
+
+/* MPI_Reduce_scatter_block of count MPI_DOUBLE per rank, MPI_SUM. */
+static int run_rsb(int kind, const char *algo, bench *b, int n, void *recv) {
+  if (kind == RUN_NATIVE)
+    return PMPI_Reduce_scatter_block(b->send, recv, n, MPI_DOUBLE, MPI_SUM, b->comm);
+  if (kind == RUN_DEFAULT)
+    return collc_reduce_scatter_block(b->send, recv, n, MPI_DOUBLE, MPI_SUM, b->comm);
+  return collc_reduce_scatter_block_algo(algo, b->send, recv, n, MPI_DOUBLE, MPI_SUM, b->comm);
+}
+
+/* MPI_Allgather of count MPI_DOUBLE per rank. */
+static int run_allgather(int kind, const char *algo, bench *b, int n, void *recv) {
+  const void *s = b->send;
+  if (kind == RUN_NATIVE) return PMPI_Allgather(s, n, MPI_DOUBLE, recv, n, MPI_DOUBLE, b->comm);
+  if (kind == RUN_DEFAULT) return collc_allgather(s, n, MPI_DOUBLE, recv, n, MPI_DOUBLE, b->comm);
+  return collc_allgather_algo(algo, s, n, MPI_DOUBLE, recv, n, MPI_DOUBLE, b->comm);
+}
+
+/* MPI_Reduce of count MPI_DOUBLE to root 0, MPI_SUM. */
+static int run_reduce(int kind, const char *algo, bench *b, int n, void *recv) {
+  if (kind == RUN_NATIVE) return PMPI_Reduce(b->send, recv, n, MPI_DOUBLE, MPI_SUM, 0, b->comm);
+  if (kind == RUN_DEFAULT) return collc_reduce(b->send, recv, n, MPI_DOUBLE, MPI_SUM, 0, b->comm);
+  return collc_reduce_algo(algo, b->send, recv, n, MPI_DOUBLE, MPI_SUM, 0, b->comm);
+}
+
+/* MPI_Bcast of count MPI_DOUBLE from root 0, in recv (see bc_prepare). */
+static int run_bcast(int kind, const char *algo, bench *b, int n, void *recv) {
+  if (kind == RUN_NATIVE) return PMPI_Bcast(recv, n, MPI_DOUBLE, 0, b->comm);
+  if (kind == RUN_DEFAULT) return collc_bcast(recv, n, MPI_DOUBLE, 0, b->comm);
+  return collc_bcast_algo(algo, recv, n, MPI_DOUBLE, 0, b->comm);
+}
+
+/* ---- default variants ---- */
+
+/* Prime factors of p (p >= 2), ascending, into f; their number. */
+static int bc_factors(int p, int *f) {
+  int n = 0;
+  for (int d = 2; (long)d * d <= p; d++)
+    while (p % d == 0) f[n++] = d, p /= d;
+  if (p > 1) f[n++] = p;
+  return n;
+}
+
+/* Radix-4-ish steps for p: the factors 2 paired into 4s, then the rest
+ * ascending, into r; their number. */
+static int bc_radix4(int p, int *r) {
+  int f[COLLC_MAXF], n = bc_factors(p, f), twos = 0, m = 0;
+  while (twos < n && f[twos] == 2) twos++;
+  for (int i = 0; i + 1 < twos; i += 2) r[m++] = 4;
+  if (twos % 2) r[m++] = 2;
+  for (int i = twos; i < n; i++) r[m++] = f[i];
+  return m;
+}
+
+/* Append to buf the steps r[0..n-1] with sign ('-', '*' or '+'; '+' in
+ * reverse order) after a comma unless first. */
+static void bc_steps(char *buf, size_t len, const int *r, int n, char sign, int first) {
+  size_t at = strlen(buf);
+  for (int i = 0; i < n && at < len; i++) {
+    int k = sign == '+' ? r[n - 1 - i] : r[i];
+    at += (size_t)snprintf(buf + at, len - at, "%s%s%d", first && !i ? "" : ",",
+                           sign == '+' ? "" : (sign == '-' ? "-" : "*"), k);
+  }
+}
+
+/* The recexch lists of p for coll (rs: "-" steps, ag: "+" steps) other than
+ * the default one, appended to buf as ";recexch:..." items: one step (radix
+ * p), radix 4 and, for allreduce, all-"*" steps (recursive doubling). */
+static void bc_recexch_lists(int p, int rs, int ag, int star, char *buf, size_t len) {
+  int r[COLLC_MAXF], n;
+  size_t at;
+  for (int kind = 0; kind < 2 + star && p >= 2; kind++) {
+    n = kind == 0 ? (r[0] = p, 1) : kind == 1 ? bc_radix4(p, r) : bc_factors(p, r);
+    at = strlen(buf);
+    snprintf(buf + at, len - at, ";recexch:");
+    if (kind == 2) {
+      bc_steps(buf, len, r, n, '*', 1);
+      continue;
+    }
+    if (rs) bc_steps(buf, len, r, n, '-', 1);
+    if (ag) bc_steps(buf, len, r, n, '+', !rs);
+  }
+}
+
+/* allreduce: recexch (default, one step, radix 4, recursive doubling),
+ * cyclic, tree. */
+static void variants_allreduce(int p, char *buf, size_t len) {
+  snprintf(buf, len, "native;recexch");
+  bc_recexch_lists(p, 1, 1, 1, buf, len);
+  size_t at = strlen(buf);
+  snprintf(buf + at, len - at, ";cyclic;tree;default");
+}
+
+/* reduce_scatter_block: recexch (default, one step, radix 4), cyclic. */
+static void variants_rsb(int p, char *buf, size_t len) {
+  snprintf(buf, len, "native;recexch");
+  bc_recexch_lists(p, 1, 0, 0, buf, len);
+  size_t at = strlen(buf);
+  snprintf(buf + at, len - at, ";cyclic;default");
+}
+
+/* allgather: recexch (default, one step, radix 4), cyclic. */
+static void variants_allgather(int p, char *buf, size_t len) {
+  snprintf(buf, len, "native;recexch");
+  bc_recexch_lists(p, 0, 1, 0, buf, len);
+  size_t at = strlen(buf);
+  snprintf(buf + at, len - at, ";cyclic;default");
+}
+
+/* reduce and bcast: binomial and 4-nomial trees (the latter only if p > 2:
+ * at p = 2 it is the same one message). */
+static void variants_tree(int p, char *buf, size_t len) {
+  snprintf(buf, len, "native;tree%s;default", p > 2 ? ";tree:4" : "");
+}
+
+/* The collectives, alltoall first (the default). */
+static const bench_coll bench_colls[] = {
+    {"alltoall", "MPI_Alltoall", COLLC_COLL_ALLTOALL, 0, 1, 1, 0, 0, "per process",
+     "1,10,100,1000,10000", NULL, run_alltoall, NULL},
+    {"allreduce", "MPI_Allreduce", COLLC_COLL_ALLREDUCE, 1, 0, 0, 0, 0, "per process",
+     "1,10,100,1000,10000,100000,1000000", NULL, run_allreduce, variants_allreduce},
+    {"reduce_scatter_block", "MPI_Reduce_scatter_block", COLLC_COLL_REDUCE_SCATTER_BLOCK, 1, 1,
+     0, 0, 0, "per block (per rank: each sends p blocks, receives 1)", "1,10,100,1000,10000,100000",
+     NULL, run_rsb, variants_rsb},
+    {"allgather", "MPI_Allgather", COLLC_COLL_ALLGATHER, 1, 0, 1, 0, 0,
+     "per block (per rank: each sends 1 block, receives p)", "1,10,100,1000,10000,100000",
+     NULL, run_allgather, variants_allgather},
+    {"reduce", "MPI_Reduce", COLLC_COLL_REDUCE, 1, 0, 0, 1, 0, "per process",
+     "1,10,100,1000,10000,100000,1000000", NULL, run_reduce, variants_tree},
+    {"bcast", "MPI_Bcast", COLLC_COLL_BCAST, 1, 0, 0, 0, 1, "per process",
+     "1,10,100,1000,10000,100000,1000000", NULL, run_bcast, variants_tree},
+};
+
+/* The collective called name, or NULL. */
+static const bench_coll *bc_find(const char *name) {
+  for (size_t i = 0; i < sizeof bench_colls / sizeof bench_colls[0]; i++)
+    if (!strcmp(bench_colls[i].name, name)) return &bench_colls[i];
+  return NULL;
+}
+
+#endif
