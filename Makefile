@@ -52,7 +52,7 @@ $(BUILD)/libcollc.a: $(LIB_OBJ)
 	$(Q)ar rcs $@ $^
 
 # Tools and tests link the static library, so they run without LD_LIBRARY_PATH.
-$(BUILD)/bin/%: tools/%.c $(BUILD)/libcollc.a
+$(BUILD)/bin/%: tools/%.c $(wildcard tools/*.h) $(BUILD)/libcollc.a
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LINK    $@")
 	$(Q)$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) $< -o $@ $(BUILD)/libcollc.a $(LDLIBS)

@@ -28,6 +28,7 @@ typedef struct {
   int comp[COLLC_MAXF];
   char step[COLLC_MAXF]; /* factor-list steps: '-' reduce-scatter, '*' allreduce,
                             '+' allgather (f[i] is the radix) */
+  int flat;              /* recexch:flat - one step of radix p, filled in by resolve */
 } collc_choice;
 
 typedef struct {

@@ -13,7 +13,8 @@
  * -4,-2,2,4 (p = 8), -3,-2,2,3 (p = 6), -2,*2,2 (the paper's Figure 3).
  * reduce_scatter_block: only "-" steps, product p; allgather: only "+"
  * steps, product p. Default: the prime factors of p, ascending for "-",
- * descending for "+".
+ * descending for "+". "recexch:flat": one step of radix p each way
+ * (-p,p; -p; p): every rank exchanges with every other directly.
  *
  * Ranks are digits in the mixed radix of the "-" then "*" radices (first
  * step = lowest digit = consecutive ranks), so every partial result covers a
@@ -216,10 +217,20 @@ static void default_steps(const collc_spec *s, collc_choice *c) {
 }
 
 static int recexch_parse(const char *params, collc_choice *c, char *why, size_t wlen) {
+  if (params && !strcmp(params, "flat")) {
+    c->flat = 1;
+    return 0;
+  }
   return parse_steps(params, c, "-*+", why, wlen);
 }
 
 static int recexch_resolve(const collc_spec *s, collc_choice *c, char *why, size_t wlen) {
+  if (c->flat && s->p > 1) {
+    c->nf = 0;
+    if (s->coll != COLLC_COLL_ALLGATHER) c->step[c->nf] = '-', c->f[c->nf++] = s->p;
+    if (s->coll != COLLC_COLL_REDUCE_SCATTER_BLOCK) c->step[c->nf] = '+', c->f[c->nf++] = s->p;
+  }
+  c->flat = 0;
   if (c->nf == 0) default_steps(s, c);
   int64_t rs = steps_product(c, '-'), ar = steps_product(c, '*'), ag = steps_product(c, '+');
   int ok;
@@ -244,6 +255,6 @@ static void recexch_format(const collc_choice *c, char *buf, size_t len) {
   const collc_algo var = {"recexch", coll, recexch_parse, recexch_resolve, recexch_gen,       \
                           recexch_format, syntax,                                            \
                           "recursive exchange with a per-step factor list (Jocksch 2026)"}
-RECEXCH_ROW(algo_allreduce_recexch, COLLC_COLL_ALLREDUCE, "recexch[:-a,-b,*c,b,a]");
-RECEXCH_ROW(algo_rsb_recexch, COLLC_COLL_REDUCE_SCATTER_BLOCK, "recexch[:-a,-b,...]");
-RECEXCH_ROW(algo_allgather_recexch, COLLC_COLL_ALLGATHER, "recexch[:a,b,...]");
+RECEXCH_ROW(algo_allreduce_recexch, COLLC_COLL_ALLREDUCE, "recexch[:-a,-b,*c,b,a|flat]");
+RECEXCH_ROW(algo_rsb_recexch, COLLC_COLL_REDUCE_SCATTER_BLOCK, "recexch[:-a,-b,...|flat]");
+RECEXCH_ROW(algo_allgather_recexch, COLLC_COLL_ALLGATHER, "recexch[:a,b,...|flat]");

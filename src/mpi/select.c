@@ -1,48 +1,78 @@
 /* select.c - the default algorithm rule, used when COLLC_<COLLECTIVE> is unset.
  *
- * The rule must never be knowingly slower than the native collective: it
- * picks one of ours only where the benchmark measured it faster, and native
- * everywhere else. Measurements (README, "Default rule"; collc-bench, 40
- * repetitions, min of the slowest rank, 2-core machine, oversubscribed):
- *
- *   Open MPI 4.1, all-to-all (bench/out/alltoall-openmpi-p*.txt and a count
- *   sweep 1..512 ints at p = 16, 24, 32, 48, 64):
- *     p = 16..31, blocks of 16..256 bytes: linear (all sends and receives
- *       posted at once) 1.15x - 2.2x faster than native; torus d=2 no
- *       better; at 4-8 bytes within noise (0.95x - 1.28x), left native;
- *     p >= 32, blocks <= 400 bytes: torus with 2 balanced dims (point-to-
- *       point rounds) 1.1x - 3.1x faster than native and ahead of linear
- *       (p = 32: 2.5x at 4 bytes, 2.8x at 400 bytes) - the paper's
- *       finding for <= 100 ints at p = 1152;
- *     larger blocks, and every size at p <= 12: native as fast or faster.
- *   MPICH 4.0: no size where ours is reliably faster on this machine (its
- *     polling progress engine quantises oversubscribed timings to ~32 ms
- *     scheduler slices), so native throughout.
+ * The rule must never be knowingly slower than the native collective: a row
+ * picks one of ours only where collc-bench measured it faster (>= 1.1x in two
+ * idle passes of `make bench` plus a p = 6 and p = 16 sweep; see README,
+ * "Default rule"), and native everywhere else, including every process
+ * count we could not measure. Bytes: per block for all-to-all and
+ * reduce_scatter_block, per vector for the others. Byte bounds sit at the
+ * geometric midpoints between measured decades (e.g. 2.5 KB between 800 B
+ * and 8 KB). Measured on one node of 2 cores (p > 2 oversubscribed): the
+ * rule describes that machine, and a cluster may differ.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <string.h>
 #include "internal.h"
 
-static int is_open_mpi;
+enum { LIB_OPEN_MPI = 1, LIB_MPICH = 2 };
+
+typedef struct {
+  int lib, coll, pmin, pmax;
+  long long bmin, bmax;   /* inclusive */
+  const char *algo;       /* for commutative operations (and non-reductions) */
+  const char *noncomm;    /* for non-commutative ones */
+} rule;
+
+#define ANY_P INT_MAX
+#define NO_MAX LLONG_MAX
+
+static const rule rules[] = {
+    /* Open MPI 4.1: all-to-all, p = 16..64, 1..512 ints (the paper's small-count regime) */
+    {LIB_OPEN_MPI, COLLC_COLL_ALLTOALL, 32, ANY_P, 0, 400, "torus:d=2", NULL},
+    {LIB_OPEN_MPI, COLLC_COLL_ALLTOALL, 16, 31, 16, 256, "linear", NULL},
+    /* allreduce: p = 2 at 80 KB-800 KB (cyclic 1.5-1.7x, recexch 1.4x); p = 4..16
+     * tree at 8 KB and 80 KB (1.4-2.0x); p = 4, 8 one-step recexch at 8 MB (1.3x) */
+    {LIB_OPEN_MPI, COLLC_COLL_ALLREDUCE, 2, 2, 25000, 2500000, "cyclic", "recexch"},
+    {LIB_OPEN_MPI, COLLC_COLL_ALLREDUCE, 4, 16, 2500, 250000, "tree", "tree"},
+    {LIB_OPEN_MPI, COLLC_COLL_ALLREDUCE, 4, 8, 2500000, NO_MAX, "recexch:flat", "recexch:flat"},
+    /* reduce_scatter_block from 8 KB blocks: 1.2x-9.5x at p = 2..16 */
+    {LIB_OPEN_MPI, COLLC_COLL_REDUCE_SCATTER_BLOCK, 2, 16, 2500, NO_MAX, "recexch:flat",
+     "recexch:flat"},
+    /* reduce: binomial tree from 80 KB, 1.3x-4.1x at p = 4..16; p = 2 1.1-1.25x */
+    {LIB_OPEN_MPI, COLLC_COLL_REDUCE, 4, 16, 25000, NO_MAX, "tree", "tree"},
+    {LIB_OPEN_MPI, COLLC_COLL_REDUCE, 2, 2, 25000, 2500000, "tree", "tree"},
+    /* MPICH 4.0, measured at p = 2 only (oversubscribed MPICH timings are too coarse) */
+    {LIB_MPICH, COLLC_COLL_ALLREDUCE, 2, 2, 25000, 2500000, "cyclic", "recexch"},
+    {LIB_MPICH, COLLC_COLL_REDUCE_SCATTER_BLOCK, 2, 2, 2500, NO_MAX, "recexch:flat",
+     "recexch:flat"},
+    {LIB_MPICH, COLLC_COLL_REDUCE, 2, 2, 2500, NO_MAX, "tree", "tree"},
+};
+
+static int library;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void detect_library(void) {
   char v[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;
-  if (PMPI_Get_library_version(v, &len) == MPI_SUCCESS && len > 0)
-    is_open_mpi = strstr(v, "Open MPI") != NULL;
+  if (PMPI_Get_library_version(v, &len) != MPI_SUCCESS || len <= 0) return;
+  library = strstr(v, "Open MPI") ? LIB_OPEN_MPI : strstr(v, "MPICH") ? LIB_MPICH : 0;
 }
 
-/* All-to-all: Open MPI's small- and medium-block window where ours win. */
-static const char *alltoall_rule(const collc_spec *s) {
-  pthread_once(&once, detect_library);
-  if (!is_open_mpi || s->p < 16) return "native";
-  if (s->p >= 32 && s->unit_bytes <= 400) return "torus:d=2";
-  if (s->unit_bytes >= 16 && s->unit_bytes <= 256) return "linear";
-  return "native";
+/* Bytes the rule compares: per block or per vector. */
+static long long rule_bytes(const collc_spec *s) {
+  if (s->coll == COLLC_COLL_ALLTOALL || s->coll == COLLC_COLL_ALLGATHER) return s->unit_bytes;
+  return s->count * s->unit_bytes;
 }
 
 const char *select_default(const collc_spec *s) {
-  if (s->coll == COLLC_COLL_ALLTOALL) return alltoall_rule(s);
+  pthread_once(&once, detect_library);
+  long long b = rule_bytes(s);
+  for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+    const rule *R = &rules[i];
+    if (R->lib == library && R->coll == s->coll && s->p >= R->pmin && s->p <= R->pmax &&
+        b >= R->bmin && b <= R->bmax)
+      return coll_reduces(s->coll) && !s->commutative && R->noncomm ? R->noncomm : R->algo;
+  }
   return "native";
 }
