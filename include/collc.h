@@ -82,6 +82,31 @@ int collc_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
 int collc_bcast_algo(const char *algorithm, void *buffer, int count, MPI_Datatype datatype,
                      int root, MPI_Comm comm);
 
+/* MPI-4 persistent collectives. collc defines these (and, on Open MPI 4.1,
+ * the MPIX_ names of its pcollreq extension too): init compiles and binds
+ * the plan, MPI_Start/MPI_Startall run it, and MPI's completion calls
+ * (Wait/Test, all/any/some, Request_free, Request_get_status) complete it,
+ * mixed freely with native requests. Info key "collc_algorithm" selects the
+ * algorithm for this request, over COLLC_<COLLECTIVE> (same syntax).
+ * An MPI 3.1 mpi.h (Open MPI 4.1) lacks the prototypes; here they are. */
+#if MPI_VERSION < 4
+int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request);
+int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request);
+int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                      MPI_Request *request);
+int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                   MPI_Info info, MPI_Request *request);
+#endif
+
 #ifdef __cplusplus
 }
 #endif

@@ -140,6 +140,23 @@ run_case "openmpi/preload stats np=6" 120 expect_stats \
 run_case "openmpi/preload disabled np=4" 120 no_stats env COLLC_DISABLE=1 COLLC_STATS=1 \
   COLLC_ALLTOALL=bruck "${OMPIRUN[@]}" 4 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" \
   "$OMPI/tests/mpi_alltoall_preload"
+for np in 1 2 3 4 5 6 7 8; do
+  run_case "openmpi/persistent np=$np" 180 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_persistent"
+done
+run_case "openmpi/persistent self-test must fail np=3" 60 bash -c '! "$@"' _ \
+  env COLLC_TEST_BREAK=7 "${OMPIRUN[@]}" 3 "$OMPI/tests/mpi_persistent"
+run_case "openmpi/persistent info selects, over the environment np=6" 60 expect_stats \
+  '^collc-stats: allreduce recexch calls=3 bytes=[1-9]' env COLLC_STATS=1 COLLC_ALLREDUCE=tree \
+  COLLC_TEST_INFO=recexch:-3,-2,2,3 "${OMPIRUN[@]}" 6 "$OMPI/tests/mpi_persistent"
+run_case "openmpi/persistent bad info value warns, default rule np=4" 60 expect_stats \
+  'info collc_algorithm=recexch:-3,3: .*using the default rule' env COLLC_STATS=1 \
+  COLLC_TEST_INFO=recexch:-3,3 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_persistent"
+run_case "openmpi/persistent disabled: Open MPI's own MPIX_ inits np=3" 120 no_stats \
+  env COLLC_DISABLE=1 COLLC_STATS=1 "${OMPIRUN[@]}" 3 "$OMPI/tests/mpi_persistent"
+run_case "openmpi/persistent preload, MPIX_ names np=5" 120 expect_stats \
+  '^collc-stats: alltoall bruck calls=5 bytes=[1-9]' env COLLC_STATS=1 COLLC_ALLTOALL=bruck \
+  COLLC_ALLREDUCE=recexch "${OMPIRUN[@]}" 5 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" \
+  "$OMPI/tests/mpi_persistent_preload"
 
 echo "== MPI tests, MPICH (fewer cases: MPICH is slow when oversubscribed)"
 for np in 1 2 3 5 6 8; do
@@ -184,6 +201,17 @@ run_case "mpich/preload stats np=4" 120 expect_stats \
   '^collc-stats: alltoall bruck calls=[1-9][0-9]* bytes=[1-9]' \
   env COLLC_STATS=1 COLLC_ALLTOALL=bruck:3 LD_PRELOAD="$PWD/$MPICH/libcollc.so" \
   "${MPICHRUN[@]}" 4 "$MPICH/tests/mpi_alltoall_preload"
+for np in 1 2 3 4 5 6 7 8; do
+  run_case "mpich/persistent quick np=$np" 180 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
+    "$MPICH/tests/mpi_persistent"
+done
+run_case "mpich/persistent disabled: MPICH's own inits np=2" 120 no_stats \
+  env COLLC_DISABLE=1 COLLC_STATS=1 "${MPICHRUN[@]}" 2 "$MPICH/tests/mpi_persistent"
+run_case "mpich/persistent preload np=3" 120 expect_stats \
+  '^collc-stats: allreduce recexch calls=5 bytes=[1-9]' env COLLC_STATS=1 COLLC_ALLREDUCE=recexch \
+  LD_PRELOAD="$PWD/$MPICH/libcollc.so" "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_persistent_preload"
+run_case "mpich/valgrind persistent np=2" 300 env COLLC_TEST_QUICK=1 tests/valgrind_leaks.sh \
+  "${MPICHRUN[@]}" 2 -- "$MPICH/tests/mpi_persistent"
 
 echo "== sanitizers (build-asan: AddressSanitizer + UBSan, Open MPI)"
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
@@ -200,6 +228,10 @@ run_case "asan/kernels np=2" 120 env ASAN_OPTIONS=detect_leaks=0 \
 for np in 2 5; do
   run_case "asan/reductions np=$np" 300 env ASAN_OPTIONS=detect_leaks=0 \
     "${OMPIRUN[@]}" $np build-asan/tests/mpi_reductions
+done
+for np in 3 6; do
+  run_case "asan/persistent np=$np" 300 env ASAN_OPTIONS=detect_leaks=0 \
+    "${OMPIRUN[@]}" $np build-asan/tests/mpi_persistent
 done
 run_case "asan/errors np=2" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 2 build-asan/tests/mpi_errors

@@ -33,6 +33,19 @@ int plan_create(collc_prog *P, const exec_bind *b, MPI_Comm comm, const MPI_Comm
 /* Run the plan on these buffers (recvbuf also the input when in place).
  * Returns MPI_SUCCESS or the class of the first failing MPI call. */
 int plan_execute(collc_plan *pl, const void *sendbuf, void *recvbuf);
+/* The same, resumable (persistent requests): plan_start begins an execution
+ * and runs it until it must wait for messages; plan_test advances it that
+ * way; plan_wait runs it to the end, blocking. *done tells whether it has
+ * ended. One execution at a time per plan; nothing is allocated. After an
+ * error the execution is ended (requests cancelled). */
+int plan_start(collc_plan *pl, const void *sendbuf, void *recvbuf, int *done);
+int plan_test(collc_plan *pl, int *done);
+int plan_wait(collc_plan *pl);
+/* End a started execution now: cancel and release its requests. */
+void plan_abort(collc_plan *pl);
+/* Tag our messages with tag (default: the blocking interface's); plans
+ * that may run concurrently on one communicator need distinct tags. */
+void plan_set_tag(collc_plan *pl, int tag);
 /* Bytes this rank sends to other ranks per execution. */
 long long plan_bytes(const collc_plan *pl);
 const collc_prog *plan_prog(const collc_plan *pl);

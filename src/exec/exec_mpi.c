@@ -56,6 +56,9 @@ struct collc_plan {
   void *tmp_mem;
   char *tmp_base;
   long long bytes;
+  int tag;               /* of our point-to-point messages */
+  int pc;                /* next instruction of a started execution */
+  char *base[BUF_COUNT]; /* buffer bases of the current execution */
 };
 
 static int kind_of(int buf) { return buf == BUF_SEND ? 0 : 1; }
@@ -207,6 +210,8 @@ int plan_create(collc_prog *P, const exec_bind *b, MPI_Comm comm, const MPI_Comm
   }
   pl->P = P;
   pl->comm = comm;
+  pl->tag = TAG_P2P;
+  pl->pc = P->nins;
   PMPI_Comm_rank(comm, &pl->self);
   unit_init(&pl->u[0], b->sendcount, P->spec.in_place ? b->recvtype : b->sendtype);
   unit_init(&pl->u[1], b->recvcount, b->recvtype);
@@ -243,26 +248,40 @@ static int waitall(int n, MPI_Request *req) {
 #pragma GCC diagnostic pop
 }
 
-/* Execute instruction a with buffer bases base[]; returns an MPI code. */
-static int step(collc_plan *pl, int a, char *const base[]) {
+static int testall(int n, MPI_Request *req, int *flag) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpragmas"
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+  return PMPI_Testall(n, req, flag, MPI_STATUSES_IGNORE);
+#pragma GCC diagnostic pop
+}
+
+/* Execute instruction a of the current execution; returns an MPI code.
+ * Not blocking: a WAIT whose requests are not all complete sets *stall and
+ * leaves them, and a group call is posted, not completed. */
+static int step(collc_plan *pl, int a, int blocking, int *stall) {
   const collc_instr *I = &pl->P->ins[a];
   const xins *X = &pl->x[a];
+  char *const *base = pl->base;
   char *s = base[X->src.buf] + X->src.off, *d = base[X->dst.buf] + X->dst.off;
+  MPI_Request *r = &pl->req[I->slot];
   switch (I->op) {
-  case COLLC_OP_SEND:
-    return PMPI_Isend(s, X->src.count, X->src.type, I->peer, TAG_P2P, pl->comm, &pl->req[I->slot]);
-  case COLLC_OP_RECV:
-    return PMPI_Irecv(d, X->dst.count, X->dst.type, I->peer, TAG_P2P, pl->comm, &pl->req[I->slot]);
-  case COLLC_OP_WAIT:
-    return waitall((int)I->n, &pl->req[I->slot]);
+  case COLLC_OP_SEND: return PMPI_Isend(s, X->src.count, X->src.type, I->peer, pl->tag, pl->comm, r);
+  case COLLC_OP_RECV: return PMPI_Irecv(d, X->dst.count, X->dst.type, I->peer, pl->tag, pl->comm, r);
+  case COLLC_OP_WAIT: {
+    int done = 1, rc = blocking ? waitall((int)I->n, r) : testall((int)I->n, r, &done);
+    *stall = !done;
+    return rc;
+  }
   case COLLC_OP_REDUCE:
-  case COLLC_OP_COMBINE: return local_run(pl->P, I, base, &pl->lx);
+  case COLLC_OP_COMBINE: return local_run(pl->P, I, pl->base, &pl->lx);
   case COLLC_OP_COPY:
-    if (X->memcpy_ok) return local_run(pl->P, I, base, &pl->lx);
+    if (X->memcpy_ok) return local_run(pl->P, I, pl->base, &pl->lx);
     return PMPI_Sendrecv(s, X->src.count, X->src.type, pl->self, TAG_SELF, d, X->dst.count,
                          X->dst.type, pl->self, TAG_SELF, pl->comm, MPI_STATUS_IGNORE);
   case COLLC_OP_ALLTOALL:
-    pl->req[I->slot] = MPI_REQUEST_NULL;
+    if (!blocking) return PMPI_Ialltoall(s, 1, X->src.type, d, 1, X->dst.type, X->gcomm, r);
+    *r = MPI_REQUEST_NULL;
     return PMPI_Alltoall(s, 1, X->src.type, d, 1, X->dst.type, X->gcomm);
   default: return MPI_SUCCESS;
   }
@@ -278,18 +297,60 @@ static void abandon(collc_plan *pl) {
     }
 }
 
-int plan_execute(collc_plan *pl, const void *sendbuf, void *recvbuf) {
-  char *const base[BUF_COUNT] = {NULL, (char *)(uintptr_t)sendbuf, recvbuf, pl->tmp_base};
-  for (int a = 0; a < pl->P->nins; a++) {
-    int rc = step(pl, a, base);
+/* Run the current execution from pc until it ends or (not blocking) stalls
+ * on incomplete requests. *done tells which. Returns MPI_SUCCESS or the
+ * class of the failing call (the execution is then abandoned and ended). */
+static int run(collc_plan *pl, int blocking, int *done) {
+  for (; pl->pc < pl->P->nins; pl->pc++) {
+    int stall = 0, rc = step(pl, pl->pc, blocking, &stall);
     if (rc != MPI_SUCCESS) {
       int cls = MPI_ERR_INTERN;
       PMPI_Error_class(rc, &cls);
       abandon(pl);
+      pl->pc = pl->P->nins;
+      *done = 1;
       return cls;
     }
+    if (stall) {
+      *done = 0;
+      return MPI_SUCCESS;
+    }
   }
+  *done = 1;
   return MPI_SUCCESS;
+}
+
+static void begin(collc_plan *pl, const void *sendbuf, void *recvbuf) {
+  pl->base[BUF_NONE] = NULL;
+  pl->base[BUF_SEND] = (char *)(uintptr_t)sendbuf;
+  pl->base[BUF_RECV] = recvbuf;
+  pl->base[BUF_TMP] = pl->tmp_base;
+  pl->pc = 0;
+}
+
+int plan_execute(collc_plan *pl, const void *sendbuf, void *recvbuf) {
+  int done;
+  begin(pl, sendbuf, recvbuf);
+  return run(pl, 1, &done);
+}
+
+int plan_start(collc_plan *pl, const void *sendbuf, void *recvbuf, int *done) {
+  begin(pl, sendbuf, recvbuf);
+  return run(pl, 0, done);
+}
+
+int plan_test(collc_plan *pl, int *done) { return run(pl, 0, done); }
+
+int plan_wait(collc_plan *pl) {
+  int done;
+  return run(pl, 1, &done);
+}
+
+void plan_set_tag(collc_plan *pl, int tag) { pl->tag = tag; }
+
+void plan_abort(collc_plan *pl) {
+  if (pl->pc < pl->P->nins) abandon(pl);
+  pl->pc = pl->P->nins;
 }
 
 long long plan_bytes(const collc_plan *pl) { return pl->bytes; }

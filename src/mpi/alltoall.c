@@ -4,32 +4,39 @@
 #include "args.h"
 #include "dispatch.h"
 #include "../plan/config.h"
+#include "pinit.h"
 
 static int native_alltoall(const dispatch_call *d) {
   return PMPI_Alltoall(d->sendbuf, d->bind.sendcount, d->bind.sendtype, d->recvbuf,
                        d->bind.recvcount, d->bind.recvtype, d->comm);
 }
 
-/* Validate and run one all-to-all with algorithm forced (NULL: selection). */
+static int inative_alltoall(const dispatch_call *d, MPI_Request *r) {
+  return PMPI_Ialltoall(d->sendbuf, d->bind.sendcount, d->bind.sendtype, d->recvbuf,
+                        d->bind.recvcount, d->bind.recvtype, d->comm, r);
+}
+
+/* Validate and run one all-to-all with algorithm forced (NULL: selection),
+ * or with pa, make its persistent request. */
 static int alltoall(const char *forced, const void *sb, int sc, MPI_Datatype st, void *rb,
-                    int rc, MPI_Datatype rt, MPI_Comm comm) {
-  int inter, p, rank, err = args_comm(comm, &inter);
+                    int rc, MPI_Datatype rt, MPI_Comm comm, const persist_args *pa) {
+  char hint[256];
+  int inter, p = 1, rank = 0, err = args_comm(comm, &inter);
   if (err) return collc_raise(MPI_COMM_NULL, err);
-  if (inter) {
-    stats_add(COLLC_COLL_ALLTOALL, 0, 0);
-    return PMPI_Alltoall(sb, sc, st, rb, rc, rt, comm);
-  }
-  if ((err = args_pair(sb, sc, st, rb, rc, rt))) return collc_raise(comm, err);
   PMPI_Comm_size(comm, &p);
   PMPI_Comm_rank(comm, &rank);
-  long long block = args_bytes(rc, rt);
+  long long block = inter ? 0 : args_bytes(rc, rt);
   dispatch_call d = {.spec = {.coll = COLLC_COLL_ALLTOALL, .p = p, .rank = rank, .count = rc,
                               .unit_bytes = block, .in_place = sb == MPI_IN_PLACE},
                      .bind = {sc, rc, st, rt, MPI_OP_NULL},
                      .sendbuf = sb,
                      .recvbuf = rb,
                      .comm = comm,
-                     .native = native_alltoall};
+                     .native = native_alltoall,
+                     .inative = inative_alltoall};
+  if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
+  if (inter) return dispatch_native(&d, 0);
+  if ((err = args_pair(sb, sc, st, rb, rc, rt))) return collc_raise(comm, err);
   return dispatch(&d, forced, (p - 1) * block);
 }
 
@@ -37,19 +44,19 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   if (config_get()->disable)
     return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  return alltoall(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return alltoall(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
 }
 
 int collc_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return alltoall(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return alltoall(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
 }
 
 int collc_alltoall_algo(const char *algorithm, const void *sendbuf, int sendcount,
                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
                         MPI_Datatype recvtype, MPI_Comm comm) {
   if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
-  return alltoall(algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return alltoall(algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
 }
 
 int collc_alltoall_torus(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -58,9 +65,30 @@ int collc_alltoall_torus(const void *sendbuf, int sendcount, MPI_Datatype sendty
   char text[COLLC_MAXF * 12 + 32] = "torus:";
   size_t at = strlen(text);
   if (!st || !st->torus_d) /* not factorised: the default all-to-all */
-    return alltoall(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return alltoall(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
   for (int i = 0; i < st->torus_d; i++)
     at += (size_t)snprintf(text + at, sizeof text - at, "%s%d", i ? "x" : "", st->torus_dims[i]);
   snprintf(text + at, sizeof text - at, ":native");
-  return alltoall(text, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return alltoall(text, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
 }
+
+int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                      MPI_Request *request) {
+#ifdef PINIT
+  if (config_get()->disable)
+    return PINIT(Alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                           request);
+#endif
+  return alltoall(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                  &(persist_args){info, request});
+}
+
+#ifdef COLLC_MPIX_INIT
+int MPIX_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request) {
+  return MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                           request);
+}
+#endif

@@ -24,7 +24,9 @@ static int agree(MPI_Comm comm, int ok) {
  * default rule. */
 static const char *selection(const dispatch_call *d, const char *forced) {
   const char *env = config_get()->algorithm[d->spec.coll];
-  return forced ? forced : *env ? env : select_default(&d->spec);
+  if (forced) return forced;
+  if (d->hint) return d->hint;
+  return *env ? env : select_default(&d->spec);
 }
 
 /* Parse and resolve text for d into c. An unusable forced text is
@@ -38,7 +40,8 @@ static int choose(const dispatch_call *d, const char *text, int forced, collc_ch
     return 0;
   if (forced) return MPI_ERR_ARG;
   collc_warn_once(text, "%s=%s: %s; using the default rule",
-                  config_get()->env_name[d->spec.coll], text, why);
+                  d->hint ? "info collc_algorithm" : config_get()->env_name[d->spec.coll], text,
+                  why);
   text = select_default(&d->spec);
   if (choice_parse(d->spec.coll, text, c, why, sizeof why) ||
       choice_resolve(&d->spec, c, why, sizeof why))
@@ -126,6 +129,65 @@ static int plan_of(const dispatch_call *d, decision *D, const binding_key *bk, c
   return MPI_SUCCESS;
 }
 
+int dispatch_persist(dispatch_call *d, const persist_args *pa, char *buf, int len) {
+  int flag = 0, vlen = 0;
+  if (!pa) return MPI_SUCCESS;
+  if (!pa->request) return MPI_ERR_ARG;
+  *pa->request = MPI_REQUEST_NULL;
+  d->request = pa->request;
+  if (pa->info == MPI_INFO_NULL) return MPI_SUCCESS;
+  if (PMPI_Info_get_valuelen(pa->info, "collc_algorithm", &vlen, &flag)) return MPI_ERR_INFO;
+  if (!flag) return MPI_SUCCESS;
+  if (vlen >= len) { /* cannot name an algorithm: ignored, as a bad value */
+    collc_warn_once("info-long", "info collc_algorithm: value too long; using the default rule");
+    return MPI_SUCCESS;
+  }
+  if (PMPI_Info_get(pa->info, "collc_algorithm", len - 1, buf, &flag) || !flag)
+    return MPI_ERR_INFO;
+  d->hint = buf;
+  return MPI_SUCCESS;
+}
+
+int dispatch_native(const dispatch_call *d, long long bytes) {
+  if (d->request) {
+    dispatch_call c = *d;
+    int rc = request_dup_types(&c);
+    if (!rc) rc = request_create(&c, REQ_NATIVE, NULL, NULL, 0, 0, bytes);
+    return rc ? collc_raise(d->comm, rc) : MPI_SUCCESS;
+  }
+  stats_add(d->spec.coll, 0, bytes);
+  return d->native(d);
+}
+
+/* A persistent request for call d under decision D: its own plan, tag and
+ * group communicators, so that it may run while other collectives do. */
+static int persist(const dispatch_call *call, decision *D) {
+  char why[200];
+  dispatch_call c = *call, *d = &c; /* with its own datatypes */
+  collc_state *st = state_get(d->comm, 0);
+  MPI_Comm g[COLLC_MAXF + 1], dup[COLLC_MAXF + 1];
+  int n = 0, rc = request_dup_types(d);
+  if (rc) return rc;
+  collc_prog *P = choice_compile(&d->spec, &D->choice, why, sizeof why);
+  if (!P) rc = MPI_ERR_NO_MEM;
+  if (!rc) rc = P->ngroups <= COLLC_MAXF ? state_group_comms(st, P, g, 0) : MPI_ERR_INTERN;
+  for (; !rc && n < P->ngroups; n++) /* collective over each group, in program order */
+    if ((rc = PMPI_Comm_dup(g[n], &dup[n]))) break;
+  collc_plan *pl = NULL;
+  if (!rc) {
+    rc = plan_create(P, &d->bind, st->priv, dup, &pl);
+    P = NULL;
+  }
+  prog_free(P);
+  if (rc) {
+    while (n > 0) PMPI_Comm_free(&dup[--n]);
+    request_free_types(d);
+    return rc;
+  }
+  plan_set_tag(pl, state_next_tag(st));
+  return request_create(d, REQ_PLAN, pl, dup, n, D->algo, plan_bytes(pl));
+}
+
 int dispatch(const dispatch_call *d, const char *forced, long long native_bytes) {
   const char *text = selection(d, forced);
   decision_key dk;
@@ -134,6 +196,12 @@ int dispatch(const dispatch_call *d, const char *forced, long long native_bytes)
   int rc, tmp = 0;
   if (d->spec.unit_bytes == 0) { /* nothing moves, on every rank */
     if ((rc = choose(d, text, forced != NULL, &c))) return collc_raise(d->comm, rc);
+    if (d->request) { /* counted at each start; needs no datatypes */
+      dispatch_call e = *d;
+      e.bind.sendtype = e.bind.recvtype = MPI_DATATYPE_NULL;
+      rc = request_create(&e, REQ_EMPTY, NULL, NULL, 0, c.algo, 0);
+      return rc ? collc_raise(d->comm, rc) : MPI_SUCCESS;
+    }
     stats_add(d->spec.coll, c.algo, 0);
     return MPI_SUCCESS;
   }
@@ -146,10 +214,8 @@ int dispatch(const dispatch_call *d, const char *forced, long long native_bytes)
       D = decide(d, text, forced != NULL, &dk, &bk, &rc);
     if (!D && rc) return collc_raise(d->comm, rc);
   }
-  if (!D || D->algo == 0) {
-    stats_add(d->spec.coll, 0, native_bytes);
-    return d->native(d);
-  }
+  if (!D || D->algo == 0) return dispatch_native(d, native_bytes);
+  if (d->request) return (rc = persist(d, D)) ? collc_raise(d->comm, rc) : MPI_SUCCESS;
   collc_plan *pl;
   if ((rc = plan_of(d, D, &bk, &pl, &tmp))) return collc_raise(d->comm, rc);
   rc = plan_execute(pl, d->sendbuf, d->recvbuf);

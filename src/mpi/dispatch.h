@@ -13,7 +13,22 @@ typedef struct dispatch_call {
   void *recvbuf;
   MPI_Comm comm;
   int (*native)(const struct dispatch_call *d);
+  /* The nonblocking native call (a persistent request's fallback). */
+  int (*inative)(const struct dispatch_call *d, MPI_Request *r);
+  MPI_Request *request; /* persistent init: the request to make; NULL: a blocking call */
+  const char *hint;     /* persistent init: the collc_algorithm info value, or NULL */
 } dispatch_call;
+
+/* A persistent init's own arguments (NULL for a blocking call). */
+typedef struct {
+  MPI_Info info;
+  MPI_Request *request;
+} persist_args;
+
+/* Set d up for persistent init pa: d->request, and d->hint from the info
+ * key collc_algorithm (copied into buf[len]). MPI_SUCCESS or MPI_ERR_ARG
+ * (request NULL) / MPI_ERR_INFO. */
+int dispatch_persist(dispatch_call *d, const persist_args *pa, char *buf, int len);
 
 /* Run call d with algorithm `forced` (NULL: COLLC_<COLL> or the default
  * rule): the cached plan, a newly built one, or the native call (counted with
@@ -21,5 +36,24 @@ typedef struct dispatch_call {
  * after the choice is checked. Errors go through the communicator's error handler. A
  * forced text that does not parse or fit returns MPI_ERR_ARG. */
 int dispatch(const dispatch_call *d, const char *forced, long long native_bytes);
+/* Serve call d natively: the native call now, or (persistent init) a
+ * request that makes it at each start. Counted as native with bytes. */
+int dispatch_native(const dispatch_call *d, long long bytes);
+
+/* Persistent requests (request.c). What a start does. */
+enum { REQ_PLAN, REQ_NATIVE, REQ_EMPTY };
+/* Make *d->request for call d (local; d's datatypes are taken over): REQ_PLAN runs plan pl (taken over,
+ * with its group communicators gdup[0..ngdup-1], also taken over); REQ_NATIVE
+ * makes the native nonblocking call; REQ_EMPTY completes at once (nothing
+ * moves). Starts count under algorithm algo with bytes. Returns
+ * MPI_SUCCESS or an MPI error class (everything freed then). */
+int request_create(const dispatch_call *d, int kind, collc_plan *pl, MPI_Comm *gdup, int ngdup,
+                   int algo, long long bytes);
+/* Replace c's derived datatypes by duplicates that c will own (the user
+ * may free theirs while the request lives). MPI_SUCCESS or a class. */
+int request_dup_types(dispatch_call *c);
+void request_free_types(dispatch_call *c);
+/* Free every persistent request (at finalize). */
+void request_finalize(void);
 
 #endif

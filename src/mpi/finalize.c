@@ -1,5 +1,5 @@
 /* finalize.c - MPI_Finalize: print statistics, free COMM_WORLD's state. */
-#include "internal.h"
+#include "dispatch.h"
 #include "../plan/config.h"
 
 int MPI_Finalize(void) {
@@ -8,6 +8,7 @@ int MPI_Finalize(void) {
     int rank = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (cfg->stats && rank == 0) stats_print();
+    request_finalize();
     state_release(MPI_COMM_WORLD);
     state_release(MPI_COMM_SELF);
     state_free_keyvals();

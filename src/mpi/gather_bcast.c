@@ -4,6 +4,7 @@
 #include "args.h"
 #include "dispatch.h"
 #include "../plan/config.h"
+#include "pinit.h"
 
 static int native_allgather(const dispatch_call *d) {
   return PMPI_Allgather(d->sendbuf, d->bind.sendcount, d->bind.sendtype, d->recvbuf,
@@ -14,50 +15,62 @@ static int native_bcast(const dispatch_call *d) {
   return PMPI_Bcast(d->recvbuf, (int)d->spec.count, d->bind.recvtype, d->spec.root, d->comm);
 }
 
-/* Validate and run one allgather with algorithm forced (NULL: selection). */
+static int inative_allgather(const dispatch_call *d, MPI_Request *r) {
+  return PMPI_Iallgather(d->sendbuf, d->bind.sendcount, d->bind.sendtype, d->recvbuf,
+                         d->bind.recvcount, d->bind.recvtype, d->comm, r);
+}
+
+static int inative_bcast(const dispatch_call *d, MPI_Request *r) {
+  return PMPI_Ibcast(d->recvbuf, (int)d->spec.count, d->bind.recvtype, d->spec.root, d->comm, r);
+}
+
+/* Validate and run one allgather with algorithm forced (NULL: selection),
+ * or with pa, make its persistent request. */
 static int allgather(const char *forced, const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
-                     MPI_Datatype rt, MPI_Comm comm) {
+                     MPI_Datatype rt, MPI_Comm comm, const persist_args *pa) {
+  char hint[256];
   int inter, p = 1, rank = 0, err = args_comm(comm, &inter);
   if (err) return collc_raise(MPI_COMM_NULL, err);
-  if (inter) {
-    stats_add(COLLC_COLL_ALLGATHER, 0, 0);
-    return PMPI_Allgather(sb, sc, st, rb, rc, rt, comm);
-  }
-  if ((err = args_pair(sb, sc, st, rb, rc, rt))) return collc_raise(comm, err);
   PMPI_Comm_size(comm, &p);
   PMPI_Comm_rank(comm, &rank);
-  long long block = args_bytes(rc, rt);
+  long long block = inter ? 0 : args_bytes(rc, rt);
   dispatch_call d = {.spec = {.coll = COLLC_COLL_ALLGATHER, .p = p, .rank = rank, .count = rc,
                               .unit_bytes = block, .in_place = sb == MPI_IN_PLACE},
                      .bind = {sc, rc, st, rt, MPI_OP_NULL},
                      .sendbuf = sb,
                      .recvbuf = rb,
                      .comm = comm,
-                     .native = native_allgather};
+                     .native = native_allgather,
+                     .inative = inative_allgather};
+  if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
+  if (inter) return dispatch_native(&d, 0);
+  if ((err = args_pair(sb, sc, st, rb, rc, rt))) return collc_raise(comm, err);
   return dispatch(&d, forced, (p - 1) * block);
 }
 
-/* Validate and run one broadcast with algorithm forced (NULL: selection). */
-static int bcast(const char *forced, void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm) {
+/* Validate and run one broadcast with algorithm forced (NULL: selection),
+ * or with pa, make its persistent request. */
+static int bcast(const char *forced, void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm,
+                 const persist_args *pa) {
+  char hint[256];
   int inter, p = 1, rank = 0, err = args_comm(comm, &inter);
   if (err) return collc_raise(MPI_COMM_NULL, err);
-  if (inter) {
-    stats_add(COLLC_COLL_BCAST, 0, 0);
-    return PMPI_Bcast(buf, n, t, root, comm);
-  }
   PMPI_Comm_size(comm, &p);
   PMPI_Comm_rank(comm, &rank);
-  if ((err = args_count_type(n, t)) || (err = args_root(root, p)) ||
-      (err = args_buffer(buf, n, t)))
-    return collc_raise(comm, err);
-  long long size = args_bytes(1, t);
+  long long size = inter ? 0 : args_bytes(1, t);
   dispatch_call d = {.spec = {.coll = COLLC_COLL_BCAST, .p = p, .rank = rank, .count = n,
                               .unit_bytes = size, .in_place = 1, .root = root},
                      .bind = {1, 1, t, t, MPI_OP_NULL},
                      .sendbuf = NULL,
                      .recvbuf = buf,
                      .comm = comm,
-                     .native = native_bcast};
+                     .native = native_bcast,
+                     .inative = inative_bcast};
+  if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
+  if (inter) return dispatch_native(&d, 0);
+  if ((err = args_count_type(n, t)) || (err = args_root(root, p)) ||
+      (err = args_buffer(buf, n, t)))
+    return collc_raise(comm, err);
   return dispatch(&d, forced, (long long)n * size);
 }
 
@@ -65,32 +78,67 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   if (config_get()->disable)
     return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  return allgather(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return allgather(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
 }
 
 int collc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return allgather(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return allgather(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
 }
 
 int collc_allgather_algo(const char *algorithm, const void *sendbuf, int sendcount,
                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
                          MPI_Datatype recvtype, MPI_Comm comm) {
   if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
-  return allgather(algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return allgather(algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
 }
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   if (config_get()->disable) return PMPI_Bcast(buffer, count, datatype, root, comm);
-  return bcast(NULL, buffer, count, datatype, root, comm);
+  return bcast(NULL, buffer, count, datatype, root, comm, NULL);
 }
 
 int collc_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  return bcast(NULL, buffer, count, datatype, root, comm);
+  return bcast(NULL, buffer, count, datatype, root, comm, NULL);
 }
 
 int collc_bcast_algo(const char *algorithm, void *buffer, int count, MPI_Datatype datatype,
                      int root, MPI_Comm comm) {
   if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
-  return bcast(algorithm, buffer, count, datatype, root, comm);
+  return bcast(algorithm, buffer, count, datatype, root, comm, NULL);
 }
+
+int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request) {
+#ifdef PINIT
+  if (config_get()->disable)
+    return PINIT(Allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                            info, request);
+#endif
+  return allgather(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                   &(persist_args){info, request});
+}
+
+int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                   MPI_Info info, MPI_Request *request) {
+#ifdef PINIT
+  if (config_get()->disable)
+    return PINIT(Bcast)(buffer, count, datatype, root, comm, info, request);
+#endif
+  return bcast(NULL, buffer, count, datatype, root, comm, &(persist_args){info, request});
+}
+
+#ifdef COLLC_MPIX_INIT
+int MPIX_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request) {
+  return MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                            info, request);
+}
+
+int MPIX_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                    MPI_Info info, MPI_Request *request) {
+  return MPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
+}
+#endif

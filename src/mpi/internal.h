@@ -57,7 +57,10 @@ typedef struct {
   int torus_d; /* > 0 if made by collc_comm_factorize */
   int torus_dims[COLLC_MAXF];
   decision *dec[STATE_MAX_DECISIONS];
-  int ndec; /* most recently used first */
+  int ndec;     /* most recently used first */
+  int next_tag; /* of the next persistent plan */
+  int refs;     /* persistent requests using this state */
+  int orphan;   /* the communicator is gone; freed with the last reference */
 } collc_state;
 
 /* The state cached on comm; created (empty, local) if create. NULL if none
@@ -65,6 +68,14 @@ typedef struct {
 collc_state *state_get(MPI_Comm comm, int create);
 /* Create st's private communicator if missing (collective over comm). */
 int state_priv(collc_state *st, MPI_Comm comm);
+/* A message tag for a new persistent plan on st: the same sequence on every
+ * rank (persistent inits are collective), distinct from the blocking
+ * interface's tags and from the other live ones (up to 30000). */
+int state_next_tag(collc_state *st);
+/* Keep st (its private and group communicators) alive while a persistent
+ * request uses it, even past the user's MPI_Comm_free; unref releases. */
+void state_ref(collc_state *st);
+void state_unref(collc_state *st);
 /* Register an existing group communicator; takes ownership. */
 int state_add_family(collc_state *st, int n, int stride, MPI_Comm gcomm);
 /* Communicators for P's groups into out[]. With create, missing families

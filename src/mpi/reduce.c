@@ -4,6 +4,7 @@
 #include "args.h"
 #include "dispatch.h"
 #include "../plan/config.h"
+#include "pinit.h"
 
 static int native_allreduce(const dispatch_call *d) {
   return PMPI_Allreduce(d->sendbuf, d->recvbuf, (int)d->spec.count, d->bind.recvtype, d->bind.op,
@@ -18,6 +19,21 @@ static int native_rsb(const dispatch_call *d) {
 static int native_reduce(const dispatch_call *d) {
   return PMPI_Reduce(d->sendbuf, d->recvbuf, (int)d->spec.count, d->bind.recvtype, d->bind.op,
                      d->spec.root, d->comm);
+}
+
+static int inative_allreduce(const dispatch_call *d, MPI_Request *r) {
+  return PMPI_Iallreduce(d->sendbuf, d->recvbuf, (int)d->spec.count, d->bind.recvtype,
+                         d->bind.op, d->comm, r);
+}
+
+static int inative_rsb(const dispatch_call *d, MPI_Request *r) {
+  return PMPI_Ireduce_scatter_block(d->sendbuf, d->recvbuf, (int)d->spec.count,
+                                    d->bind.recvtype, d->bind.op, d->comm, r);
+}
+
+static int inative_reduce(const dispatch_call *d, MPI_Request *r) {
+  return PMPI_Ireduce(d->sendbuf, d->recvbuf, (int)d->spec.count, d->bind.recvtype, d->bind.op,
+                      d->spec.root, d->comm, r);
 }
 
 /* MPI error class of bad reduction arguments (d filled in), or MPI_SUCCESS. */
@@ -38,13 +54,20 @@ static int check(const dispatch_call *d) {
   return MPI_SUCCESS;
 }
 
-/* Validate and run one reduction collective (coll) with algorithm forced. */
+/* Validate and run one reduction collective (coll) with algorithm forced,
+ * or with pa, make its persistent request. */
 static int reduction(int coll, const char *forced, const void *sb, void *rb, int n,
-                     MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm) {
+                     MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
+                     const persist_args *pa) {
   static int (*const natives[COLLC_COLL_COUNT])(const dispatch_call *) = {
       [COLLC_COLL_ALLREDUCE] = native_allreduce,
       [COLLC_COLL_REDUCE_SCATTER_BLOCK] = native_rsb,
       [COLLC_COLL_REDUCE] = native_reduce};
+  static int (*const inatives[COLLC_COLL_COUNT])(const dispatch_call *, MPI_Request *) = {
+      [COLLC_COLL_ALLREDUCE] = inative_allreduce,
+      [COLLC_COLL_REDUCE_SCATTER_BLOCK] = inative_rsb,
+      [COLLC_COLL_REDUCE] = inative_reduce};
+  char hint[256];
   int inter, p = 1, rank = 0, commute = 1, err = args_comm(comm, &inter);
   if (err) return collc_raise(MPI_COMM_NULL, err);
   PMPI_Comm_size(comm, &p);
@@ -54,11 +77,10 @@ static int reduction(int coll, const char *forced, const void *sb, void *rb, int
                      .sendbuf = sb,
                      .recvbuf = rb,
                      .comm = comm,
-                     .native = natives[coll]};
-  if (inter) {
-    stats_add(coll, 0, 0);
-    return d.native(&d);
-  }
+                     .native = natives[coll],
+                     .inative = inatives[coll]};
+  if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
+  if (inter) return dispatch_native(&d, 0);
   if ((err = check(&d))) return collc_raise(comm, err);
   long long size = args_bytes(1, t);
   PMPI_Op_commutative(op, &commute);
@@ -68,17 +90,14 @@ static int reduction(int coll, const char *forced, const void *sb, void *rb, int
   long long bytes = (long long)n * size; /* native estimate (README) */
   if (coll == COLLC_COLL_ALLREDUCE) bytes = 2 * bytes * (p - 1) / p;
   if (coll == COLLC_COLL_REDUCE_SCATTER_BLOCK) bytes *= p - 1;
-  if (!args_reducible(t, op)) { /* e.g. a derived type with holes */
-    stats_add(coll, 0, bytes);
-    return d.native(&d);
-  }
+  if (!args_reducible(t, op)) return dispatch_native(&d, bytes); /* e.g. a type with holes */
   return dispatch(&d, forced, bytes);
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm) {
   if (config_get()->disable) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-  return reduction(COLLC_COLL_ALLREDUCE, NULL, sendbuf, recvbuf, count, datatype, op, 0, comm);
+  return reduction(COLLC_COLL_ALLREDUCE, NULL, sendbuf, recvbuf, count, datatype, op, 0, comm, NULL);
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
@@ -86,32 +105,32 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
   if (config_get()->disable)
     return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
   return reduction(COLLC_COLL_REDUCE_SCATTER_BLOCK, NULL, sendbuf, recvbuf, recvcount, datatype,
-                   op, 0, comm);
+                   op, 0, comm, NULL);
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm) {
   if (config_get()->disable)
     return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-  return reduction(COLLC_COLL_REDUCE, NULL, sendbuf, recvbuf, count, datatype, op, root, comm);
+  return reduction(COLLC_COLL_REDUCE, NULL, sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
 }
 
 int collc_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                     MPI_Op op, MPI_Comm comm) {
-  return reduction(COLLC_COLL_ALLREDUCE, NULL, sendbuf, recvbuf, count, datatype, op, 0, comm);
+  return reduction(COLLC_COLL_ALLREDUCE, NULL, sendbuf, recvbuf, count, datatype, op, 0, comm, NULL);
 }
 
 int collc_allreduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
   return reduction(COLLC_COLL_ALLREDUCE, algorithm, sendbuf, recvbuf, count, datatype, op, 0,
-                   comm);
+                   comm, NULL);
 }
 
 int collc_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return reduction(COLLC_COLL_REDUCE_SCATTER_BLOCK, NULL, sendbuf, recvbuf, recvcount, datatype,
-                   op, 0, comm);
+                   op, 0, comm, NULL);
 }
 
 int collc_reduce_scatter_block_algo(const char *algorithm, const void *sendbuf, void *recvbuf,
@@ -119,17 +138,69 @@ int collc_reduce_scatter_block_algo(const char *algorithm, const void *sendbuf, 
                                     MPI_Comm comm) {
   if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
   return reduction(COLLC_COLL_REDUCE_SCATTER_BLOCK, algorithm, sendbuf, recvbuf, recvcount,
-                   datatype, op, 0, comm);
+                   datatype, op, 0, comm, NULL);
 }
 
 int collc_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  int root, MPI_Comm comm) {
-  return reduction(COLLC_COLL_REDUCE, NULL, sendbuf, recvbuf, count, datatype, op, root, comm);
+  return reduction(COLLC_COLL_REDUCE, NULL, sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
 }
 
 int collc_reduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
                       MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
   if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
   return reduction(COLLC_COLL_REDUCE, algorithm, sendbuf, recvbuf, count, datatype, op, root,
-                   comm);
+                   comm, NULL);
 }
+
+/* Persistent inits (MPI-4). */
+int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+#ifdef PINIT
+  if (config_get()->disable)
+    return PINIT(Allreduce)(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+#endif
+  return reduction(COLLC_COLL_ALLREDUCE, NULL, sendbuf, recvbuf, count, datatype, op, 0, comm,
+                   &(persist_args){info, request});
+}
+
+int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request) {
+#ifdef PINIT
+  if (config_get()->disable)
+    return PINIT(Reduce_scatter_block)(sendbuf, recvbuf, recvcount, datatype, op, comm, info,
+                                       request);
+#endif
+  return reduction(COLLC_COLL_REDUCE_SCATTER_BLOCK, NULL, sendbuf, recvbuf, recvcount, datatype,
+                   op, 0, comm, &(persist_args){info, request});
+}
+
+int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+#ifdef PINIT
+  if (config_get()->disable)
+    return PINIT(Reduce)(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+#endif
+  return reduction(COLLC_COLL_REDUCE, NULL, sendbuf, recvbuf, count, datatype, op, root, comm,
+                   &(persist_args){info, request});
+}
+
+#ifdef COLLC_MPIX_INIT
+int MPIX_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
+}
+
+int MPIX_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request) {
+  return MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info,
+                                       request);
+}
+
+int MPIX_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
+}
+#endif

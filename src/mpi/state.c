@@ -23,9 +23,23 @@ static void state_free(collc_state *st) {
 }
 
 static int state_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
+  collc_state *st = attr;
   (void)comm, (void)keyval, (void)extra;
-  state_free(attr);
+  if (st->refs > 0) st->orphan = 1; /* persistent requests still use it */
+  else state_free(st);
   return MPI_SUCCESS;
+}
+
+void state_ref(collc_state *st) { st->refs++; }
+
+void state_unref(collc_state *st) {
+  if (--st->refs == 0 && st->orphan) state_free(st);
+}
+
+int state_next_tag(collc_state *st) {
+  int t = st->next_tag;
+  st->next_tag = (t + 1) % 30000;
+  return t;
 }
 
 /* Both attribute keys, created once per process (threads may race here). */

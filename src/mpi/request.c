@@ -1,0 +1,246 @@
+/* request.c - persistent collective requests over PMPI.
+ *
+ * The user's handle is a real MPI request: an inactive persistent receive
+ * from MPI_PROC_NULL, never started. A table maps it to our request, so the
+ * completion calls below can tell ours from native ones; MPI itself treats
+ * ours as inactive, which gives them empty statuses in mixed lists.
+ *
+ * Progress: a started plan runs until it must wait for messages, and moves
+ * on inside every completion call of this file (all active requests, not
+ * only those asked about, so that ranks waiting for different collectives
+ * never wait for each other). With nothing of ours active and none of ours
+ * in the list, every call is the native one after one counter load. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "request.h"
+#include "../exec/exec.h"
+
+struct preq {
+  MPI_Request handle; /* the user's */
+  int kind, state, freed, err;
+  collc_plan *pl;
+  MPI_Comm gdup[COLLC_MAXF + 1];
+  int ngdup;
+  dispatch_call d;  /* the call, with our own datatypes */
+  MPI_Request nreq; /* REQ_NATIVE: the running native call */
+  int algo;
+  long long bytes;
+  collc_state *st;             /* referenced while we live (REQ_PLAN) */
+  struct preq *hnext;          /* hash chain */
+  struct preq *anext, *aprev;  /* active list */
+};
+
+#define NBUCKETS 1024
+static preq *table[NBUCKETS];
+static preq *active;
+static int nactive;
+static atomic_int nlive;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned bucket(MPI_Request h) {
+  uint64_t k = 0;
+  memcpy(&k, &h, sizeof h < sizeof k ? sizeof h : sizeof k);
+  return (unsigned)((k * 0x9E3779B97F4A7C15ull) >> 54) % NBUCKETS;
+}
+
+void req_lock(void) { pthread_mutex_lock(&lock); }
+void req_unlock(void) { pthread_mutex_unlock(&lock); }
+int req_nactive(void) { return nactive; }
+int req_state(const preq *r) { return r->state; }
+MPI_Comm req_comm(const preq *r) { return r->d.comm; }
+
+preq *req_find(MPI_Request h) {
+  if (h == MPI_REQUEST_NULL) return NULL;
+  preq *r = table[bucket(h)];
+  while (r && r->handle != h) r = r->hnext;
+  return r;
+}
+
+int req_live(void) { return atomic_load_explicit(&nlive, memory_order_relaxed) > 0; }
+
+static int is_named(MPI_Datatype t) { return t == MPI_DATATYPE_NULL || exec_type_named(t); }
+
+int request_dup_types(dispatch_call *c) {
+  MPI_Datatype *t[2] = {&c->bind.sendtype, &c->bind.recvtype};
+  if (c->spec.in_place) c->bind.sendtype = MPI_DATATYPE_NULL;
+  for (int i = 0; i < 2; i++)
+    if (!is_named(*t[i]) && PMPI_Type_dup(*t[i], t[i]) != MPI_SUCCESS) {
+      if (i == 1 && !is_named(*t[0])) PMPI_Type_free(t[0]);
+      return MPI_ERR_TYPE;
+    }
+  return MPI_SUCCESS;
+}
+
+void request_free_types(dispatch_call *c) {
+  if (!is_named(c->bind.sendtype)) PMPI_Type_free(&c->bind.sendtype);
+  if (!is_named(c->bind.recvtype)) PMPI_Type_free(&c->bind.recvtype);
+}
+
+static void active_add(preq *r) {
+  r->aprev = NULL, r->anext = active;
+  if (active) active->aprev = r;
+  active = r;
+  nactive++;
+}
+
+static void active_remove(preq *r) {
+  if (r->aprev) r->aprev->anext = r->anext;
+  else active = r->anext;
+  if (r->anext) r->anext->aprev = r->aprev;
+  nactive--;
+}
+
+/* Free r and everything it owns. Under lock; r is not REQ_RUNNING. */
+static void destroy(preq *r) {
+  preq **p = &table[bucket(r->handle)];
+  while (*p != r) p = &(*p)->hnext;
+  *p = r->hnext;
+  PMPI_Request_free(&r->handle);
+  plan_free(r->pl);
+  for (int i = 0; i < r->ngdup; i++) PMPI_Comm_free(&r->gdup[i]);
+  request_free_types(&r->d);
+  if (r->st) state_unref(r->st);
+  free(r);
+  atomic_fetch_sub(&nlive, 1);
+}
+
+int request_create(const dispatch_call *d, int kind, collc_plan *pl, MPI_Comm *gdup, int ngdup,
+                   int algo, long long bytes) {
+  preq *r = calloc(1, sizeof *r);
+  int rc = r ? PMPI_Recv_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &r->handle)
+             : MPI_ERR_NO_MEM;
+  if (rc) {
+    dispatch_call c = *d;
+    request_free_types(&c);
+    plan_free(pl);
+    for (int i = 0; i < ngdup; i++) PMPI_Comm_free(&gdup[i]);
+    free(r);
+    return rc;
+  }
+  r->kind = kind, r->pl = pl, r->algo = algo, r->bytes = bytes;
+  r->d = *d;
+  r->d.request = NULL, r->d.hint = NULL;
+  r->nreq = MPI_REQUEST_NULL;
+  r->ngdup = ngdup;
+  for (int i = 0; i < ngdup; i++) r->gdup[i] = gdup[i];
+  if (kind == REQ_PLAN && (r->st = state_get(d->comm, 0))) state_ref(r->st);
+  pthread_mutex_lock(&lock);
+  unsigned b = bucket(r->handle);
+  r->hnext = table[b];
+  table[b] = r;
+  atomic_fetch_add(&nlive, 1);
+  pthread_mutex_unlock(&lock);
+  *d->request = r->handle;
+  return MPI_SUCCESS;
+}
+
+/* Start r (under lock). An error starts nothing: r stays REQ_IDLE. */
+static int start(preq *r) {
+  int done = 1, rc = MPI_SUCCESS;
+  if (r->state != REQ_IDLE) return MPI_ERR_REQUEST;
+  if (r->kind == REQ_PLAN) rc = plan_start(r->pl, r->d.sendbuf, r->d.recvbuf, &done);
+  else if (r->kind == REQ_NATIVE) done = 0, rc = r->d.inative(&r->d, &r->nreq);
+  if (rc) {
+    PMPI_Error_class(rc, &rc);
+    return rc;
+  }
+  stats_add(r->d.spec.coll, r->algo, r->bytes);
+  r->err = MPI_SUCCESS;
+  r->state = done ? REQ_DONE : REQ_RUNNING;
+  if (!done) active_add(r);
+  return MPI_SUCCESS;
+}
+
+/* r has ended with code rc (under lock). */
+static void ended(preq *r, int rc) {
+  if (rc) PMPI_Error_class(rc, &r->err);
+  r->state = REQ_DONE;
+  active_remove(r);
+  if (r->freed) destroy(r);
+}
+
+/* Move r on without blocking (under lock). */
+static void advance(preq *r) {
+  int done = 0, rc;
+  if (r->kind == REQ_PLAN) rc = plan_test(r->pl, &done);
+  else rc = PMPI_Test(&r->nreq, &done, MPI_STATUS_IGNORE);
+  if (done || rc) ended(r, rc);
+}
+
+void req_progress(void) {
+  for (preq *r = active, *next; r; r = next) {
+    next = r->anext;
+    advance(r);
+  }
+}
+
+void req_finish(preq *r) {
+  while (r->state == REQ_RUNNING) {
+    if (nactive == 1) {
+      ended(r, r->kind == REQ_PLAN ? plan_wait(r->pl) : PMPI_Wait(&r->nreq, MPI_STATUS_IGNORE));
+      return;
+    }
+    req_progress();
+    if (r->state != REQ_RUNNING) return;
+    pthread_mutex_unlock(&lock);
+    sched_yield();
+    pthread_mutex_lock(&lock);
+  }
+}
+
+void req_empty_status(const preq *r, MPI_Status *st) {
+  if (st == MPI_STATUS_IGNORE) return;
+  MPI_Request h = r->handle;
+  PMPI_Wait(&h, st); /* inactive: returns at once, handle unchanged */
+}
+
+int req_report(preq *r, MPI_Status *st) {
+  int err = r->err;
+  req_empty_status(r, st);
+  r->state = REQ_IDLE;
+  r->err = MPI_SUCCESS;
+  return err;
+}
+
+int req_raise(MPI_Comm comm, int err) { return err ? collc_raise(comm, err) : MPI_SUCCESS; }
+
+void req_free(preq *r) {
+  if (r->state == REQ_RUNNING) r->freed = 1; /* freed when it ends */
+  else destroy(r);
+}
+
+void request_finalize(void) {
+  pthread_mutex_lock(&lock);
+  while (active) { /* erroneous program: finalize with a collective running */
+    preq *r = active;
+    active_remove(r);
+    if (r->kind == REQ_PLAN) plan_abort(r->pl);
+    r->state = REQ_IDLE;
+  }
+  for (int b = 0; b < NBUCKETS; b++)
+    while (table[b]) destroy(table[b]);
+  pthread_mutex_unlock(&lock);
+}
+
+int MPI_Start(MPI_Request *h) {
+  if (!req_live() || !h) return PMPI_Start(h);
+  pthread_mutex_lock(&lock);
+  preq *r = req_find(*h);
+  int rc = r ? start(r) : MPI_SUCCESS;
+  MPI_Comm c = r ? r->d.comm : MPI_COMM_NULL;
+  pthread_mutex_unlock(&lock);
+  return r ? req_raise(c, rc) : PMPI_Start(h);
+}
+
+int MPI_Startall(int n, MPI_Request h[]) {
+  if (!req_live() || n < 0 || (n > 0 && !h)) return PMPI_Startall(n, h);
+  for (int i = 0; i < n; i++) {
+    int rc = MPI_Start(&h[i]);
+    if (rc) return rc;
+  }
+  return MPI_SUCCESS;
+}
