@@ -16,6 +16,9 @@
 #                       cores: oversubscribed)
 #   BENCH_NP_RED="2 4 8"  process counts of the other collectives (p = 2 is not
 #                       oversubscribed on 2 cores, 4 and 8 are)
+#   BENCH_PERSIST="allreduce"  collectives whose persistent init cost is measured
+#                       (collc-bench -P, at BENCH_NP_RED, counts 1, 1000, 10^6;
+#                       "" for none)
 #   BENCH_MPI=openmpi   or mpich (build-mpich/ is built here; MPICH is slow
 #                       when oversubscribed)
 #   BENCH_ARGS=         extra collc-bench arguments for every run, e.g.
@@ -25,7 +28,8 @@
 #                       with make here)
 #
 # Writes bench/out/<collective>-<mpi>-p<np>.csv (collc-bench -o), .txt (the
-# table collc-bench prints) and .png (gnuplot, bench/plot.gp). Exits with
+# table collc-bench prints) and .png (gnuplot, bench/plot.gp); for -P
+# bench/out/<collective>-init-<mpi>-p<np>.csv and .txt. Exits with
 # the last failing collc-bench's status (3 if a variant computed a wrong
 # result), 0 if none failed.
 set -eu
@@ -35,6 +39,7 @@ cd "$(dirname "$0")/.."
 COLLS=${BENCH_COLLS:-alltoall allreduce reduce_scatter_block allgather reduce bcast}
 NP=${BENCH_NP:-8 16 32}
 NP_RED=${BENCH_NP_RED:-2 4 8}
+PERSIST=${BENCH_PERSIST-allreduce}
 MPI=${BENCH_MPI:-openmpi}
 ARGS=${BENCH_ARGS:-}
 BUILD=${BENCH_BUILD:-build-$MPI}
@@ -115,14 +120,31 @@ bench_one() {
   fi
 }
 
+# persist_one COLL NP: collc-bench -P (init cost next to one execution); table and CSV.
+persist_one() {
+  local coll=$1 np=$2 name=$OUT/$1-init-$MPI-p$2 rc=0 start=$SECONDS
+  local cmd=("${RUN[@]}" "$np" "$BUILD/bin/collc-bench" -P -C "$coll" -c 1,1000,1000000
+             -l 100000:10 -o "$name.csv")
+  echo "== $coll persistent init vs one execution, $MPI, p=$np on $CORES cores"
+  echo "   ${cmd[*]}"
+  "${cmd[@]}" | tee "$name.txt" || rc=$?
+  printf '# command: %s\n# host: %s cores, %d s wall\n' "${cmd[*]}" "$CORES" \
+    $((SECONDS - start)) >>"$name.txt"
+  echo
+  ((rc == 0)) || status=$rc
+}
+
 echo "== collc benchmark, $MPI: $COLLS"
-echo "   alltoall at p in {$NP}, the others at p in {$NP_RED};"
+echo "   alltoall at p in {$NP}, the others at p in {$NP_RED}; persistent init: ${PERSIST:-none};"
 echo "   with the defaults this takes $ESTIMATE"
 t0=$SECONDS
 for coll in $COLLS; do
   nps=$NP_RED
   [[ $coll == alltoall ]] && nps=$NP
   for np in $nps; do bench_one "$coll" "$np"; done
+done
+for coll in $PERSIST; do
+  for np in $NP_RED; do persist_one "$coll" "$np"; done
 done
 echo "== all done in $((SECONDS - t0)) s"
 exit "$status"

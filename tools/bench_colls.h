@@ -18,6 +18,7 @@
 #include <string.h>
 #include "collc.h"
 #include "algo/algo.h"
+#include "mpi/pinit.h"
 
 enum { RUN_NATIVE = 0, RUN_DEFAULT, RUN_ALGO };
 
@@ -46,6 +47,10 @@ struct bench_coll {
   const char *large;    /* default -l, NULL if none */
   /* One call of kind RUN_* (algo for RUN_ALGO) on b's send buffer into recv. */
   int (*run)(int kind, const char *algo, bench *b, int count, void *recv);
+  /* The same as a persistent request on comm (-P): native is the MPI
+   * library's own init, the others collc's MPI_<Coll>_init with info. */
+  int (*init)(int kind, const char *algo, bench *b, int count, void *recv, MPI_Comm comm,
+              MPI_Request *r);
   /* Default variants for p as an -a list; NULL: collc-bench's all-to-all set. */
   void (*variants)(int p, char *buf, size_t len);
 };
@@ -163,6 +168,79 @@ static int run_bcast(int kind, const char *algo, bench *b, int n, void *recv) {
   return collc_bcast_algo(algo, recv, n, MPI_DOUBLE, 0, b->comm);
 }
 
+/* ---- the persistent calls (-P) ---- */
+
+/* Info selecting algo for RUN_ALGO (MPI_INFO_NULL otherwise); free it with bc_info_free. */
+static MPI_Info bc_info(int kind, const char *algo) {
+  MPI_Info info = MPI_INFO_NULL;
+  if (kind != RUN_ALGO) return info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "collc_algorithm", algo);
+  return info;
+}
+
+static void bc_info_free(MPI_Info *info) {
+  if (*info != MPI_INFO_NULL) MPI_Info_free(info);
+}
+
+#ifdef PINIT
+#define BC_NATIVE(coll, ...) PINIT(coll)(__VA_ARGS__)
+#else /* no native persistent collectives: native does not run */
+#define BC_NATIVE(coll, ...) MPI_ERR_UNSUPPORTED_OPERATION
+#endif
+/* The persistent init of kind (native or collc's, with info). */
+#define BC_INIT(coll, ...) \
+  (kind == RUN_NATIVE ? BC_NATIVE(coll, __VA_ARGS__) : MPI_##coll##_init(__VA_ARGS__))
+
+static int init_alltoall(int kind, const char *algo, bench *b, int n, void *recv, MPI_Comm c,
+                         MPI_Request *r) {
+  MPI_Info info = bc_info(kind, algo);
+  int rc = BC_INIT(Alltoall, b->send, n, MPI_INT, recv, n, MPI_INT, c, info, r);
+  bc_info_free(&info);
+  return rc;
+}
+
+static int init_allreduce(int kind, const char *algo, bench *b, int n, void *recv, MPI_Comm c,
+                          MPI_Request *r) {
+  MPI_Info info = bc_info(kind, algo);
+  int rc = BC_INIT(Allreduce, b->send, recv, n, MPI_DOUBLE, MPI_SUM, c, info, r);
+  bc_info_free(&info);
+  return rc;
+}
+
+static int init_rsb(int kind, const char *algo, bench *b, int n, void *recv, MPI_Comm c,
+                    MPI_Request *r) {
+  MPI_Info info = bc_info(kind, algo);
+  int rc = BC_INIT(Reduce_scatter_block, b->send, recv, n, MPI_DOUBLE, MPI_SUM, c, info, r);
+  bc_info_free(&info);
+  return rc;
+}
+
+static int init_allgather(int kind, const char *algo, bench *b, int n, void *recv, MPI_Comm c,
+                          MPI_Request *r) {
+  MPI_Info info = bc_info(kind, algo);
+  int rc = BC_INIT(Allgather, b->send, n, MPI_DOUBLE, recv, n, MPI_DOUBLE, c, info, r);
+  bc_info_free(&info);
+  return rc;
+}
+
+static int init_reduce(int kind, const char *algo, bench *b, int n, void *recv, MPI_Comm c,
+                       MPI_Request *r) {
+  MPI_Info info = bc_info(kind, algo);
+  int rc = BC_INIT(Reduce, b->send, recv, n, MPI_DOUBLE, MPI_SUM, 0, c, info, r);
+  bc_info_free(&info);
+  return rc;
+}
+
+static int init_bcast(int kind, const char *algo, bench *b, int n, void *recv, MPI_Comm c,
+                      MPI_Request *r) {
+  MPI_Info info = bc_info(kind, algo);
+  (void)b;
+  int rc = BC_INIT(Bcast, recv, n, MPI_DOUBLE, 0, c, info, r);
+  bc_info_free(&info);
+  return rc;
+}
+
 /* ---- default variants ---- */
 
 /* Prime factors of p (p >= 2), ascending, into f; their number. */
@@ -249,19 +327,19 @@ static void variants_tree(int p, char *buf, size_t len) {
 /* The collectives, alltoall first (the default). */
 static const bench_coll bench_colls[] = {
     {"alltoall", "MPI_Alltoall", COLLC_COLL_ALLTOALL, 0, 1, 1, 0, 0, "per process",
-     "1,10,100,1000,10000", NULL, run_alltoall, NULL},
+     "1,10,100,1000,10000", NULL, run_alltoall, init_alltoall, NULL},
     {"allreduce", "MPI_Allreduce", COLLC_COLL_ALLREDUCE, 1, 0, 0, 0, 0, "per process",
-     "1,10,100,1000,10000,100000,1000000", NULL, run_allreduce, variants_allreduce},
+     "1,10,100,1000,10000,100000,1000000", NULL, run_allreduce, init_allreduce, variants_allreduce},
     {"reduce_scatter_block", "MPI_Reduce_scatter_block", COLLC_COLL_REDUCE_SCATTER_BLOCK, 1, 1,
      0, 0, 0, "per block (per rank: each sends p blocks, receives 1)", "1,10,100,1000,10000,100000",
-     NULL, run_rsb, variants_rsb},
+     NULL, run_rsb, init_rsb, variants_rsb},
     {"allgather", "MPI_Allgather", COLLC_COLL_ALLGATHER, 1, 0, 1, 0, 0,
      "per block (per rank: each sends 1 block, receives p)", "1,10,100,1000,10000,100000",
-     NULL, run_allgather, variants_allgather},
+     NULL, run_allgather, init_allgather, variants_allgather},
     {"reduce", "MPI_Reduce", COLLC_COLL_REDUCE, 1, 0, 0, 1, 0, "per process",
-     "1,10,100,1000,10000,100000,1000000", NULL, run_reduce, variants_tree},
+     "1,10,100,1000,10000,100000,1000000", NULL, run_reduce, init_reduce, variants_tree},
     {"bcast", "MPI_Bcast", COLLC_COLL_BCAST, 1, 0, 0, 0, 1, "per process",
-     "1,10,100,1000,10000,100000,1000000", NULL, run_bcast, variants_tree},
+     "1,10,100,1000,10000,100000,1000000", NULL, run_bcast, init_bcast, variants_tree},
 };
 
 /* The collective called name, or NULL. */

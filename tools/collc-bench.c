@@ -81,6 +81,7 @@ typedef struct {
   int large_reps, large_warm; /* large_warm -1: o->warm */
   int large_default;          /* -l came from the collective's default */
   const char *csv;
+  int persistent;     /* -P */
   char skipped[1024]; /* default torus factorisations left out, and why */
   char unfit[1024];   /* -a variants that do not fit p, and why */
   char same[1024];    /* variants resolving to an earlier one's algorithm */
@@ -99,7 +100,8 @@ static void usage(void) {
           "  -a 'A;B'      variants (';' separated or repeated), e.g. torus:4x2:native;bruck:2\n"
           "  -w N -r N     warm-ups and repetitions (default 8 and 40)\n"
           "  -l C:R[:W]    R repetitions (W warm-ups) for counts >= C\n"
-          "  -o FILE       CSV output\n");
+          "  -o FILE       CSV output\n"
+          "  -P            persistent: init time (cold and warm) next to one execution\n");
 }
 
 /* Append the printf-style text to the ", "-separated list buf of len bytes. */
@@ -287,6 +289,7 @@ static int apply_option(int opt, const char *arg, options *o, given *g) {
   case 'r': o->reps = (int)n; return n >= 1 ? 0 : -1;
   case 'l': g->large = 1; return parse_large(arg, o);
   case 'o': o->csv = arg; return 0;
+  case 'P': o->persistent = 1; return 0;
   default: return -1;
   }
 }
@@ -319,7 +322,7 @@ static int parse_options(int argc, char **argv, int p, options *o) {
   o->c = &bench_colls[0];
   o->warm = 8, o->reps = 40;
   add_variant(o, "native");
-  while ((opt = getopt(argc, argv, "C:c:a:w:r:l:o:h")) != -1)
+  while ((opt = getopt(argc, argv, "C:c:a:w:r:l:o:Ph")) != -1)
     if (apply_option(opt, optarg, o, &g)) {
       if (opt == 'C' && rank == 0)
         fprintf(stderr, "collc-bench: unknown collective '%s'\n", optarg);
@@ -593,6 +596,8 @@ static int bench_init(bench *b, const options *o) {
   return all_ranks(b, bench_alloc(b, maxcount, maxreps) == 0) ? 0 : -1;
 }
 
+#include "bench_persist.h"
+
 /* Parse the options, measure every count, report; the exit status is 0, 2
  * (bad arguments) or 3 (a WRONG variant). */
 int main(int argc, char **argv) {
@@ -612,10 +617,15 @@ int main(int argc, char **argv) {
   FILE *csv = NULL;
   if (rank == 0 && o.csv && !(csv = fopen(o.csv, "w")))
     fprintf(stderr, "collc-bench: cannot write %s\n", o.csv);
-  if (csv)
+  if (csv && o.persistent)
+    fprintf(csv, "collective,p,count,bytes,variant,cold_min_us,cold_median_us,init_median_us,"
+                 "exec_min_us\n");
+  else if (csv)
     fprintf(csv, "collective,p,count,bytes,variant,min_us,median_us,native_min_us,speedup\n");
-  if (rank == 0) print_header(&o, p);
-  for (int i = 0; i < o.ncounts; i++) wrong += bench_count(&o, &b, o.counts[i], csv);
+  if (rank == 0) o.persistent ? persist_header(&o, p) : print_header(&o, p);
+  for (int i = 0; i < o.ncounts; i++)
+    wrong += o.persistent ? persist_count(&o, &b, o.counts[i], csv)
+                          : bench_count(&o, &b, o.counts[i], csv);
   if (csv) fclose(csv);
   if (rank == 0 && wrong)
     fprintf(stderr, "collc-bench: *** %d WRONG variant result(s): see above ***\n", wrong);

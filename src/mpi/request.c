@@ -41,6 +41,37 @@ static int nactive;
 static atomic_int nlive;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Handles of destroyed requests, kept for reuse rather than freed: MPICH
+ * 4.0.2 corrupts a freed inactive persistent receive's request object, and
+ * the next persistent collective to get that object hangs (its own
+ * MPI_Allgather_init of 80 KB, reproduced without collc). Freed at finalize. */
+static MPI_Request *spare;
+static int nspare, maxspare;
+
+/* A fresh handle: a spare one, or a new inactive PROC_NULL receive. */
+static int handle_new(MPI_Request *h) {
+  if (nspare > 0) {
+    *h = spare[--nspare];
+    return MPI_SUCCESS;
+  }
+  return PMPI_Recv_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, h);
+}
+
+/* Keep h for reuse (or free it if the list cannot grow). */
+static void handle_drop(MPI_Request *h) {
+  if (nspare == maxspare) {
+    int n = maxspare ? 2 * maxspare : 16;
+    MPI_Request *s = realloc(spare, (size_t)n * sizeof *s);
+    if (!s) {
+      PMPI_Request_free(h);
+      return;
+    }
+    spare = s, maxspare = n;
+  }
+  spare[nspare++] = *h;
+  *h = MPI_REQUEST_NULL;
+}
+
 static unsigned bucket(MPI_Request h) {
   uint64_t k = 0;
   memcpy(&k, &h, sizeof h < sizeof k ? sizeof h : sizeof k);
@@ -99,7 +130,7 @@ static void destroy(preq *r) {
   preq **p = &table[bucket(r->handle)];
   while (*p != r) p = &(*p)->hnext;
   *p = r->hnext;
-  PMPI_Request_free(&r->handle);
+  handle_drop(&r->handle);
   plan_free(r->pl);
   for (int i = 0; i < r->ngdup; i++) PMPI_Comm_free(&r->gdup[i]);
   request_free_types(&r->d);
@@ -111,8 +142,9 @@ static void destroy(preq *r) {
 int request_create(const dispatch_call *d, int kind, collc_plan *pl, MPI_Comm *gdup, int ngdup,
                    int algo, long long bytes) {
   preq *r = calloc(1, sizeof *r);
-  int rc = r ? PMPI_Recv_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &r->handle)
-             : MPI_ERR_NO_MEM;
+  pthread_mutex_lock(&lock);
+  int rc = r ? handle_new(&r->handle) : MPI_ERR_NO_MEM;
+  pthread_mutex_unlock(&lock);
   if (rc) {
     dispatch_call c = *d;
     request_free_types(&c);
@@ -223,6 +255,9 @@ void request_finalize(void) {
   }
   for (int b = 0; b < NBUCKETS; b++)
     while (table[b]) destroy(table[b]);
+  while (nspare > 0) PMPI_Request_free(&spare[--nspare]);
+  free(spare);
+  spare = NULL, maxspare = 0;
   pthread_mutex_unlock(&lock);
 }
 
