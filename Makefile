@@ -6,6 +6,7 @@
 #   make bench                the main benchmark on this machine (see README)
 #   make install PREFIX=/p    install library, header, tools, pkg-config file
 #   make asan                 sanitizer build into build-asan/
+#   make fuzz [FUZZ_TIME=600] fuzz the wisdom loader (libFuzzer, clang) for FUZZ_TIME s
 
 BUILD   ?= build
 MPICC   ?= mpicc
@@ -19,7 +20,7 @@ Q := $(if $(V),,@)
 
 CPPFLAGS += -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L
 XCFLAGS  := -std=c11 -Wall -Wextra $(WERROR) -fPIC -pthread
-LDLIBS   += -lm -pthread
+LDLIBS   += -lz -lm -pthread
 
 LIB_SRC  := $(sort $(wildcard src/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -30,7 +31,7 @@ MPIT_SRC := $(sort $(wildcard tests/mpi/*.c))
 TEST_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit_%) \
             $(MPIT_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi_%)
 
-.PHONY: all lib tools tests check bench install uninstall asan clean deps
+.PHONY: all lib tools tests check bench install uninstall asan clean deps fuzz
 all: lib tools $(BUILD)/collc.pc
 
 lib: $(BUILD)/libcollc.so $(BUILD)/libcollc.a
@@ -74,7 +75,7 @@ $(BUILD)/tests/mpi_%: tests/mpi/%.c $(wildcard tests/mpi/*.h) $(BUILD)/libcollc.
 	$(Q)$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) $< -o $@ $(BUILD)/libcollc.a $(LDLIBS)
 
 # pkg-config file for prefix $(1), written to $(2).
-write_pc = printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: collc\nDescription: compiled MPI collectives\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lcollc\n' '$(1)' '$(VERSION)' > $(2)
+write_pc = printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: collc\nDescription: compiled MPI collectives\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lcollc\nLibs.private: -lz -lm -pthread\n' '$(1)' '$(VERSION)' > $(2)
 
 $(BUILD)/collc.pc: Makefile
 	@mkdir -p $(BUILD)
@@ -87,7 +88,20 @@ check: deps
 	$(MAKE) tests BUILD=build-openmpi MPICC=mpicc.openmpi
 	$(MAKE) tests BUILD=build-mpich MPICC=mpicc.mpich
 	$(MAKE) asan
+	$(MAKE) build-fuzz/wisdom_fuzz
 	tests/run.sh
+
+# The wisdom loader under libFuzzer (pure C: no MPI), seeded with real files.
+FUZZ_TIME ?= 600
+FUZZ_SRC  := src/plan/wisdom.c $(sort $(wildcard src/ir/*.c)) tests/fuzz/wisdom.c
+build-fuzz/wisdom_fuzz: $(FUZZ_SRC) $(wildcard include/*.h src/*/*.h)
+	@mkdir -p build-fuzz
+	@$(if $(V),,echo "  CLANG   $@")
+	$(Q)clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) $(FUZZ_SRC) -lz -o $@
+
+fuzz: deps build-fuzz/wisdom_fuzz
+	$(MAKE) build-openmpi/tests/unit_wisdom BUILD=build-openmpi MPICC=mpicc.openmpi
+	tests/fuzz/run.sh $(FUZZ_TIME)
 
 bench: deps
 	$(MAKE) all BUILD=build-openmpi MPICC=mpicc.openmpi
@@ -96,20 +110,20 @@ bench: deps
 asan:
 	$(MAKE) tests BUILD=build-asan MPICC=mpicc.openmpi \
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
-	  LDLIBS="-lm -pthread -fsanitize=address,undefined"
+	  LDLIBS="-lz -lm -pthread -fsanitize=address,undefined"
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(BUILD)/libcollc.a $(DESTDIR)$(PREFIX)/lib
-	install -m 644 include/collc.h $(DESTDIR)$(PREFIX)/include
+	install -m 644 include/collc.h include/collc_version.h $(DESTDIR)$(PREFIX)/include
 	install -m 755 $(BUILD)/libcollc.so $(DESTDIR)$(PREFIX)/lib
 	install -m 755 $(TOOL_BIN) $(DESTDIR)$(PREFIX)/bin
 	$(call write_pc,$(PREFIX),$(DESTDIR)$(PREFIX)/lib/pkgconfig/collc.pc)
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/libcollc.a $(DESTDIR)$(PREFIX)/lib/libcollc.so \
-	  $(DESTDIR)$(PREFIX)/include/collc.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/collc.pc \
+	  $(DESTDIR)$(PREFIX)/include/collc.h $(DESTDIR)$(PREFIX)/include/collc_version.h $(DESTDIR)$(PREFIX)/lib/pkgconfig/collc.pc \
 	  $(TOOLS:%=$(DESTDIR)$(PREFIX)/bin/%)
 
 clean:

@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#define COLLC_VERSION "0.1.0"
+#include "collc_version.h"
 
 /* MPI_Dims_create semantics (nonzero entries of dims are kept, the others
  * filled in non-increasing order), but the free factors are really as close

@@ -12,6 +12,8 @@ have mpicc.mpich    || need="$need mpich libmpich-dev"
 have gnuplot        || need="$need gnuplot-nox"
 have valgrind       || need="$need valgrind"
 have pkg-config     || need="$need pkg-config"
+[ -f /usr/include/zlib.h ] || need="$need zlib1g-dev"
+have clang          || need="$need clang"
 [ -z "$need" ] && exit 0
 cmd="apt-get install -y --no-install-recommends$need"
 if [ "$(id -u)" != 0 ]; then

@@ -157,6 +157,12 @@ run_case "openmpi/persistent preload, MPIX_ names np=5" 120 expect_stats \
   '^collc-stats: alltoall bruck calls=5 bytes=[1-9]' env COLLC_STATS=1 COLLC_ALLTOALL=bruck \
   COLLC_ALLREDUCE=recexch "${OMPIRUN[@]}" 5 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" \
   "$OMPI/tests/mpi_persistent_preload"
+run_case "openmpi/wisdom across runs, damaged files np=4 (persistent)" 300 tests/wisdom_mpi.sh \
+  "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_persistent" --
+run_case "openmpi/wisdom across runs, damaged files np=6 (reductions)" 300 \
+  env COLLC_TEST_QUICK=1 tests/wisdom_mpi.sh "${OMPIRUN[@]}" 6 "$OMPI/tests/mpi_reductions" --
+run_case "openmpi/wisdom across runs np=5 (alltoall)" 300 env COLLC_TEST_QUICK=1 \
+  tests/wisdom_mpi.sh "${OMPIRUN[@]}" 5 "$OMPI/tests/mpi_alltoall" --
 
 echo "== MPI tests, MPICH (fewer cases: MPICH is slow when oversubscribed)"
 for np in 1 2 3 5 6 8; do
@@ -212,6 +218,11 @@ run_case "mpich/persistent preload np=3" 120 expect_stats \
   LD_PRELOAD="$PWD/$MPICH/libcollc.so" "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_persistent_preload"
 run_case "mpich/valgrind persistent np=2" 300 env COLLC_TEST_QUICK=1 tests/valgrind_leaks.sh \
   "${MPICHRUN[@]}" 2 -- "$MPICH/tests/mpi_persistent"
+run_case "mpich/wisdom across runs, damaged files np=3 (reductions)" 300 \
+  env COLLC_TEST_QUICK=1 tests/wisdom_mpi.sh "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_reductions" --
+
+echo "== fuzzing the wisdom loader (libFuzzer + ASan/UBSan; longer: make fuzz FUZZ_TIME=600)"
+run_case "fuzz/wisdom 20 s" 120 tests/fuzz/run.sh 20
 
 echo "== sanitizers (build-asan: AddressSanitizer + UBSan, Open MPI)"
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1

@@ -12,6 +12,26 @@
 #include "internal.h"
 #include "dispatch.h"
 #include "../plan/config.h"
+#include "../plan/wisdom.h"
+
+/* The program of choice c for spec s: from the wisdom directory if one is
+ * set and holds it (a damaged or stale file: one warning, compiled again),
+ * else compiled (and saved there). NULL with why on failure. */
+static collc_prog *compile(const collc_spec *s, const collc_choice *c, char *why, size_t wlen) {
+  const char *dir = config_get()->wisdom;
+  char algo[96], bad[1200];
+  if (!*dir) return choice_compile(s, c, why, wlen);
+  wisdom_key k = {*s, choice_format(c, algo, sizeof algo), "flat"};
+  collc_prog *P = wisdom_load(dir, &k, bad, sizeof bad);
+  stats_wisdom(P ? 1 : 0, 0, P || !bad[0] ? 0 : 1);
+  if (P) return P;
+  if (bad[0]) collc_warn_here("wisdom-bad", "COLLC_WISDOM: ignoring %s; compiling again", bad);
+  if ((P = choice_compile(s, c, why, wlen)) && wisdom_save(dir, P, "flat"))
+    collc_warn_here("wisdom-save", "COLLC_WISDOM: cannot write into %s", dir);
+  else if (P)
+    stats_wisdom(0, 1, 0);
+  return P;
+}
 
 /* Global AND of ok over comm (0 if the reduction itself fails). */
 static int agree(MPI_Comm comm, int ok) {
@@ -97,7 +117,7 @@ static decision *decide(const dispatch_call *d, const char *text, int forced,
   if (!agree(d->comm, D != NULL)) return NULL; /* (an orphan D stays cached as native) */
   D->choice = c;
   if (choice_is_native(&c)) return D;
-  collc_prog *P = choice_compile(&d->spec, &c, why, sizeof why);
+  collc_prog *P = compile(&d->spec, &c, why, sizeof why);
   collc_plan *pl = NULL;
   int ok = agree(d->comm, P != NULL) && state_priv(st, d->comm) == MPI_SUCCESS;
   if (ok) ok = bind(d, st, P, 1, &pl) == MPI_SUCCESS;
@@ -121,7 +141,7 @@ static int plan_of(const dispatch_call *d, decision *D, const binding_key *bk, c
   char why[200];
   *tmp = 0;
   if ((*pl = cache_plan(D, bk))) return MPI_SUCCESS;
-  collc_prog *P = choice_compile(&d->spec, &D->choice, why, sizeof why);
+  collc_prog *P = compile(&d->spec, &D->choice, why, sizeof why);
   int rc = P ? bind(d, state_get(d->comm, 0), P, 0, pl) : MPI_ERR_NO_MEM;
   if (rc) return rc;
   if (bk->sserial >= 0 && bk->rserial >= 0) cache_add_plan(D, bk, *pl);
@@ -168,7 +188,7 @@ static int persist(const dispatch_call *call, decision *D) {
   MPI_Comm g[COLLC_MAXF + 1], dup[COLLC_MAXF + 1];
   int n = 0, rc = request_dup_types(d);
   if (rc) return rc;
-  collc_prog *P = choice_compile(&d->spec, &D->choice, why, sizeof why);
+  collc_prog *P = compile(&d->spec, &D->choice, why, sizeof why);
   if (!P) rc = MPI_ERR_NO_MEM;
   if (!rc) rc = P->ngroups <= COLLC_MAXF ? state_group_comms(st, P, g, 0) : MPI_ERR_INTERN;
   for (; !rc && n < P->ngroups; n++) /* collective over each group, in program order */

@@ -107,12 +107,17 @@ void state_free_keyvals(void);
 /* Statistics (stats.c). */
 void stats_add(int coll, int algo, long long bytes);
 void stats_print(void);
+/* Count wisdom files loaded, saved and ignored (damaged or stale). */
+void stats_wisdom(int loaded, int saved, int ignored);
 
 /* Report err through comm's error handler (MPI_COMM_WORLD's if comm is
  * null) and return it. */
 int collc_raise(MPI_Comm comm, int err);
 /* One warning per process and key (a short fixed string), on world rank 0. */
 void collc_warn_once(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* One warning per process and key, on this rank (whatever its rank). */
+void collc_warn_here(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Default algorithm text for spec (select.c). */
 const char *select_default(const collc_spec *s);

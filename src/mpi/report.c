@@ -27,17 +27,29 @@ static int first_time(const char *key) {
   return first;
 }
 
+/* Print one warning line (the first time for key, on this rank). */
+static void warn(const char *key, const char *fmt, va_list ap) {
+  char line[1400];
+  if (!first_time(key)) return;
+  vsnprintf(line, sizeof line, fmt, ap);
+  fprintf(stderr, "collc: warning: %s\n", line);
+}
+
 void collc_warn_once(const char *key, const char *fmt, ...) {
   int rank = 0, init = 0, fin = 0;
-  if (!first_time(key)) return;
   PMPI_Initialized(&init);
   PMPI_Finalized(&fin);
   if (init && !fin) PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank != 0) return;
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "collc: warning: ");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n");
+  warn(key, fmt, ap);
+  va_end(ap);
+}
+
+void collc_warn_here(const char *key, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  warn(key, fmt, ap);
   va_end(ap);
 }

@@ -1,5 +1,6 @@
 /* stats.c - per-process counts of collective calls by algorithm
- * (COLLC_STATS=1), printed by world rank 0 at MPI_Finalize. */
+ * (COLLC_STATS=1), printed by world rank 0 at MPI_Finalize, and of wisdom
+ * files (COLLC_WISDOM) this rank loaded, saved and ignored. */
 #include <stdio.h>
 #include "internal.h"
 
@@ -15,11 +16,22 @@ void stats_add(int coll, int algo, long long bytes) {
   __atomic_fetch_add(&stats[coll][algo].bytes, bytes, __ATOMIC_RELAXED);
 }
 
+static long long wisdom[3]; /* loaded, saved, ignored */
+
+void stats_wisdom(int loaded, int saved, int ignored) {
+  __atomic_fetch_add(&wisdom[0], loaded, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&wisdom[1], saved, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&wisdom[2], ignored, __ATOMIC_RELAXED);
+}
+
 void stats_print(void) {
   for (int c = 0; c < COLLC_COLL_COUNT; c++)
     for (int a = 0; a < algo_count && a < STATS_MAX_ALGOS; a++)
       if (stats[c][a].calls)
         fprintf(stderr, "collc-stats: %s %s calls=%lld bytes=%lld\n", coll_name(c),
                 algo_registry[a]->name, stats[c][a].calls, stats[c][a].bytes);
+  if (wisdom[0] || wisdom[1] || wisdom[2])
+    fprintf(stderr, "collc-wisdom: loaded=%lld saved=%lld ignored=%lld\n", wisdom[0], wisdom[1],
+            wisdom[2]);
   fflush(stderr);
 }

@@ -18,6 +18,8 @@ static int env_flag(const char *name) {
 static void config_read(void) {
   cfg.disable = env_flag("COLLC_DISABLE");
   cfg.stats = env_flag("COLLC_STATS");
+  const char *w = getenv("COLLC_WISDOM");
+  snprintf(cfg.wisdom, sizeof cfg.wisdom, "%s", w && strlen(w) < sizeof cfg.wisdom ? w : "");
   for (int c = 0; c < COLLC_COLL_COUNT; c++) {
     char *name = cfg.env_name[c];
     size_t n = (size_t)snprintf(name, sizeof cfg.env_name[c], "COLLC_");

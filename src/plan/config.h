@@ -7,6 +7,7 @@
 typedef struct {
   int disable;                          /* COLLC_DISABLE=1: pure pass-through */
   int stats;                            /* COLLC_STATS=1: per-algorithm counts at finalize */
+  char wisdom[1024];                    /* COLLC_WISDOM: directory of saved plans, "" = off */
   char algorithm[COLLC_COLL_COUNT][256]; /* COLLC_<COLLECTIVE>, "" when unset */
   char env_name[COLLC_COLL_COUNT][32];   /* "COLLC_ALLTOALL", ... */
 } collc_config;
