@@ -97,7 +97,7 @@ FUZZ_SRC  := src/plan/wisdom.c $(sort $(wildcard src/ir/*.c)) tests/fuzz/wisdom.
 build-fuzz/wisdom_fuzz: $(FUZZ_SRC) $(wildcard include/*.h src/*/*.h)
 	@mkdir -p build-fuzz
 	@$(if $(V),,echo "  CLANG   $@")
-	$(Q)clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS) $(FUZZ_SRC) -lz -o $@
+	$(Q)clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(CPPFLAGS) $(FUZZ_SRC) -lz -o $@
 
 fuzz: deps build-fuzz/wisdom_fuzz
 	$(MAKE) build-openmpi/tests/unit_wisdom BUILD=build-openmpi MPICC=mpicc.openmpi

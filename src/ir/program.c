@@ -260,7 +260,10 @@ static void check_opnd(collc_prog *P, int addr, collc_opnd o, int64_t span, cons
     return;
   }
   const collc_shape *S = &P->shapes[o.shape];
-  if (S->nunits > 0 && (o.off + S->lo < 0 || o.off + span + S->hi > prog_buf_units(P, o.buf)))
+  int64_t lo, hi;
+  int ovf = __builtin_add_overflow(o.off, S->lo, &lo) | __builtin_add_overflow(o.off, span, &hi) |
+            __builtin_add_overflow(hi, S->hi, &hi);
+  if (S->nunits > 0 && (ovf || lo < 0 || hi > prog_buf_units(P, o.buf)))
     prog_fail(P, COLLC_EINVAL, "addr %d: %s %s+%lld out of bounds (%lld units)", addr,
               which, buf_name(o.buf), (long long)o.off,
               (long long)prog_buf_units(P, o.buf));
@@ -277,8 +280,9 @@ static void check_instr(collc_prog *P, int addr) {
   if ((f & OPF_READS2) && I->src2.buf == BUF_SEND && P->spec.in_place)
     prog_fail(P, COLLC_EINVAL, "addr %d: reads SEND of an in-place call", addr);
   int64_t span = 0;
-  if ((f & OPF_GROUP) && I->peer >= 0 && I->peer < P->ngroups)
-    span = (P->groups[I->peer].n - 1) * I->n; /* the last member's part */
+  if ((f & OPF_GROUP) && I->peer >= 0 && I->peer < P->ngroups &&
+      __builtin_mul_overflow((int64_t)P->groups[I->peer].n - 1, I->n, &span)) /* last part */
+    span = INT64_MAX;
   if (f & OPF_READS) check_opnd(P, addr, I->src, span, "src");
   if (f & OPF_READS2) check_opnd(P, addr, I->src2, 0, "src2");
   if (f & OPF_WRITES) check_opnd(P, addr, I->dst, span, "dst");

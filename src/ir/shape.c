@@ -45,16 +45,29 @@ int prog_shape_contig(collc_prog *P, int64_t n) {
   return prog_shape_strided(P, n, 0, NULL, NULL);
 }
 
+/* a * b and a + b, setting *ovf on int64 overflow (shapes from files). */
+static int64_t mul(int64_t a, int64_t b, int *ovf) {
+  int64_t r;
+  *ovf |= __builtin_mul_overflow(a, b, &r);
+  return r;
+}
+
+static int64_t add(int64_t a, int64_t b, int *ovf) {
+  int64_t r;
+  *ovf |= __builtin_add_overflow(a, b, &r);
+  return r;
+}
+
 int prog_shape_strided(collc_prog *P, int64_t run, int nlev, const int64_t count[],
                        const int64_t stride[]) {
   int64_t lv[2 * COLLC_MAXLEV];
-  int m = 0;
+  int m = 0, ovf = 0;
   int64_t nunits = run, span = run, nruns = 1;
   if (run < 0 || nlev < 0 || nlev > COLLC_MAXLEV) {
     prog_fail(P, COLLC_EINVAL, "bad strided shape (run %lld, %d levels)", (long long)run, nlev);
     return -1;
   }
-  for (int l = 0; l < nlev; l++) {
+  for (int l = 0; l < nlev && !ovf; l++) {
     if (count[l] < 0 || stride[l] < 1) {
       prog_fail(P, COLLC_EINVAL, "bad level %d (%lld x %lld)", l, (long long)count[l],
                 (long long)stride[l]);
@@ -66,19 +79,23 @@ int prog_shape_strided(collc_prog *P, int64_t run, int nlev, const int64_t count
       m = 0;
       break;
     }
-    nunits *= count[l];
-    span += (count[l] - 1) * stride[l];
+    nunits = mul(nunits, count[l], &ovf);
+    span = add(span, mul(count[l] - 1, stride[l], &ovf), &ovf);
     if (m == 0 && stride[l] == run) { /* continues the run */
-      run *= count[l];
-    } else if (m > 0 && stride[l] == lv[2 * m - 2] * lv[2 * m - 1]) { /* extends level */
-      lv[2 * m - 2] *= count[l];
-      nruns *= count[l];
+      run = mul(run, count[l], &ovf);
+    } else if (m > 0 && stride[l] == mul(lv[2 * m - 2], lv[2 * m - 1], &ovf)) { /* extends */
+      lv[2 * m - 2] = mul(lv[2 * m - 2], count[l], &ovf);
+      nruns = mul(nruns, count[l], &ovf);
     } else {
       lv[2 * m] = count[l];
       lv[2 * m + 1] = stride[l];
-      nruns *= count[l];
+      nruns = mul(nruns, count[l], &ovf);
       m++;
     }
+  }
+  if (ovf) {
+    prog_fail(P, COLLC_EINVAL, "strided shape too large");
+    return -1;
   }
   collc_shape S = {SHAPE_STRIDED, m, run, 0, run ? nunits : 0, 0, run ? span : 0,
                    run ? nruns : 0};
@@ -90,7 +107,9 @@ static int merge_runs(int nruns, const int64_t off[], const int64_t len[], int64
   int m = 0;
   for (int i = 0; i < nruns; i++) {
     if (len[i] <= 0) continue;
-    if (m > 0 && pairs[2 * m - 2] + pairs[2 * m - 1] == off[i]) {
+    int64_t end;
+    if (m > 0 && !__builtin_add_overflow(pairs[2 * m - 2], pairs[2 * m - 1], &end) &&
+        end == off[i]) {
       pairs[2 * m - 1] += len[i];
     } else {
       pairs[2 * m] = off[i];
@@ -123,12 +142,15 @@ collc_opnd prog_opnd_runs(collc_prog *P, int buf, int nruns, const int64_t off[]
     o.shape = prog_shape_strided(P, pairs[1], 1, &cnt, &stride);
   } else {
     collc_shape S = {SHAPE_INDEXED, m, 0, 0, 0, pairs[0], 0, m};
+    int ovf = 0;
     for (int i = 0; i < m; i++) {
-      S.nunits += pairs[2 * i + 1];
+      int64_t end = add(pairs[2 * i], pairs[2 * i + 1], &ovf);
+      S.nunits = add(S.nunits, pairs[2 * i + 1], &ovf);
       if (pairs[2 * i] < S.lo) S.lo = pairs[2 * i];
-      if (pairs[2 * i] + pairs[2 * i + 1] > S.hi) S.hi = pairs[2 * i] + pairs[2 * i + 1];
+      if (end > S.hi) S.hi = end;
     }
-    o.shape = intern(P, S, pairs);
+    if (ovf) prog_fail(P, COLLC_EINVAL, "indexed shape too large");
+    else o.shape = intern(P, S, pairs);
   }
   free(pairs);
   return o;

@@ -25,7 +25,7 @@ static int alltoall(const char *forced, const void *sb, int sc, MPI_Datatype st,
   if (err) return collc_raise(MPI_COMM_NULL, err);
   PMPI_Comm_size(comm, &p);
   PMPI_Comm_rank(comm, &rank);
-  long long block = inter ? 0 : args_bytes(rc, rt);
+  long long block = 0; /* (set once the types are known to be valid) */
   dispatch_call d = {.spec = {.coll = COLLC_COLL_ALLTOALL, .p = p, .rank = rank, .count = rc,
                               .unit_bytes = block, .in_place = sb == MPI_IN_PLACE},
                      .bind = {sc, rc, st, rt, MPI_OP_NULL},
@@ -37,6 +37,7 @@ static int alltoall(const char *forced, const void *sb, int sc, MPI_Datatype st,
   if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
   if (inter) return dispatch_native(&d, 0);
   if ((err = args_pair(sb, sc, st, rb, rc, rt))) return collc_raise(comm, err);
+  d.spec.unit_bytes = block = args_bytes(rc, rt);
   return dispatch(&d, forced, (p - 1) * block);
 }
 

@@ -33,7 +33,7 @@ static int allgather(const char *forced, const void *sb, int sc, MPI_Datatype st
   if (err) return collc_raise(MPI_COMM_NULL, err);
   PMPI_Comm_size(comm, &p);
   PMPI_Comm_rank(comm, &rank);
-  long long block = inter ? 0 : args_bytes(rc, rt);
+  long long block = 0; /* (set once the types are known to be valid) */
   dispatch_call d = {.spec = {.coll = COLLC_COLL_ALLGATHER, .p = p, .rank = rank, .count = rc,
                               .unit_bytes = block, .in_place = sb == MPI_IN_PLACE},
                      .bind = {sc, rc, st, rt, MPI_OP_NULL},
@@ -45,6 +45,7 @@ static int allgather(const char *forced, const void *sb, int sc, MPI_Datatype st
   if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
   if (inter) return dispatch_native(&d, 0);
   if ((err = args_pair(sb, sc, st, rb, rc, rt))) return collc_raise(comm, err);
+  d.spec.unit_bytes = block = args_bytes(rc, rt);
   return dispatch(&d, forced, (p - 1) * block);
 }
 
@@ -57,7 +58,7 @@ static int bcast(const char *forced, void *buf, int n, MPI_Datatype t, int root,
   if (err) return collc_raise(MPI_COMM_NULL, err);
   PMPI_Comm_size(comm, &p);
   PMPI_Comm_rank(comm, &rank);
-  long long size = inter ? 0 : args_bytes(1, t);
+  long long size = 0; /* (set once the type is known to be valid) */
   dispatch_call d = {.spec = {.coll = COLLC_COLL_BCAST, .p = p, .rank = rank, .count = n,
                               .unit_bytes = size, .in_place = 1, .root = root},
                      .bind = {1, 1, t, t, MPI_OP_NULL},
@@ -71,6 +72,7 @@ static int bcast(const char *forced, void *buf, int n, MPI_Datatype t, int root,
   if ((err = args_count_type(n, t)) || (err = args_root(root, p)) ||
       (err = args_buffer(buf, n, t)))
     return collc_raise(comm, err);
+  d.spec.unit_bytes = size = args_bytes(1, t);
   return dispatch(&d, forced, (long long)n * size);
 }
 

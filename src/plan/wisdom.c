@@ -44,7 +44,7 @@ static void put(wbuf *w, const void *p, size_t n) {
     }
     w->b = b, w->cap = cap;
   }
-  memcpy(w->b + w->n, p, n);
+  if (n) memcpy(w->b + w->n, p, n);
   w->n += n;
 }
 
@@ -196,7 +196,7 @@ static int key_matches(const header *H, const wisdom_key *k) {
 static int spec_of(const header *H, collc_spec *s) {
   const int64_t *k = H->key;
   if (k[0] < 0 || k[0] >= COLLC_COLL_COUNT || k[1] < 1 || k[1] > (1 << 24) || k[2] < 0 ||
-      k[2] >= k[1] || k[3] < 0 || k[4] < 0 || k[5] < 0 || k[5] > 1 || k[6] < 0 || k[6] >= k[1] ||
+      k[2] >= k[1] || k[3] < 0 || k[3] > INT32_MAX || k[4] < 0 || k[4] > ((int64_t)1 << 40) || k[5] < 0 || k[5] > 1 || k[6] < 0 || k[6] >= k[1] ||
       k[7] < 0 || k[7] > 1)
     return -1;
   *s = (collc_spec){(int)k[0], (int)k[1], (int)k[2], k[3], k[4], (int)k[5], (int)k[6], (int)k[7]};
@@ -246,6 +246,26 @@ static int read_parts(rbuf *r, const header *H, parts *q) {
   return r->at == r->n ? 0 : -1;
 }
 
+/* 1 if every number of q is within +-2^40 (so that the builder's sums of
+ * two never overflow; its products are checked there). */
+static int values_sane(const parts *q, const header *H) {
+  const int64_t lim = (int64_t)1 << 40;
+#define SANE(v) ((v) >= -lim && (v) <= lim)
+  for (int64_t i = 0; i < H->npool; i++)
+    if (!SANE(q->pool[i])) return 0;
+  for (int i = 0; i < H->nshapes; i++) {
+    const collc_shape *S = &q->shapes[i];
+    if (!SANE(S->run) || !SANE(S->data) || !SANE(S->nunits) || !SANE(S->lo) || !SANE(S->hi))
+      return 0;
+  }
+  for (int a = 0; a < H->nins; a++) {
+    const collc_instr *I = &q->ins[a];
+    if (!SANE(I->n) || !SANE(I->src.off) || !SANE(I->src2.off) || !SANE(I->dst.off)) return 0;
+  }
+#undef SANE
+  return 1;
+}
+
 /* Re-intern shape i of q into P; 0 if it gets id i, else -1. */
 static int rebuild_shape(collc_prog *P, const parts *q, const header *H, int i) {
   const collc_shape *S = &q->shapes[i];
@@ -282,6 +302,9 @@ static int rebuild_instr(collc_prog *P, const collc_instr *I) {
   }
 }
 
+/* memcmp that allows NULL for n == 0. */
+static int same_bytes(const void *a, const void *b, size_t n) { return !n || !memcmp(a, b, n); }
+
 static int opnd_eq(collc_opnd a, collc_opnd b) {
   return a.buf == b.buf && a.shape == b.shape && a.off == b.off;
 }
@@ -297,15 +320,15 @@ static int same_program(const collc_prog *P, const parts *q, const header *H) {
         !opnd_eq(x->src, y->src) || !opnd_eq(x->src2, y->src2) || !opnd_eq(x->dst, y->dst))
       return 0;
   }
-  return !memcmp(P->shapes, q->shapes, (size_t)P->nshapes * sizeof *P->shapes) &&
-         !memcmp(P->pool, q->pool, (size_t)P->npool * sizeof *P->pool) &&
-         !memcmp(P->groups, q->groups, (size_t)P->ngroups * sizeof *P->groups);
+  return same_bytes(P->shapes, q->shapes, (size_t)P->nshapes * sizeof *P->shapes) &&
+         same_bytes(P->pool, q->pool, (size_t)P->npool * sizeof *P->pool) &&
+         same_bytes(P->groups, q->groups, (size_t)P->ngroups * sizeof *P->groups);
 }
 
 /* Rebuild the file's program for spec s through the builder; NULL with why. */
 static collc_prog *rebuild(const collc_spec *s, const header *H, const parts *q, char *why,
                            size_t wlen) {
-  collc_prog *P = prog_new(s);
+  collc_prog *P = values_sane(q, H) ? prog_new(s) : NULL;
   int bad = !P;
   if (P) snprintf(P->algo, sizeof P->algo, "%s", H->algo);
   for (int g = 0; g < H->ngroups && !bad; g++)

@@ -145,9 +145,11 @@ static void files(const char *dir, const collc_prog *P, const wisdom_key *k) {
 /* 4 processes save P 200 times each while this one loads it 2000 times:
  * every load finds nothing or the whole program, never a partial file. */
 static void concurrent(const char *dir, const collc_prog *P, const wisdom_key *k) {
-  char why[1300];
+  char why[1300], cmd[1200];
   pid_t kids[4];
   int bad = 0, found = 0;
+  snprintf(cmd, sizeof cmd, "rm -f %s/*.cw", dir); /* (files() left garbage) */
+  CHECK(system(cmd) == 0, "cannot clear %s", dir);
   for (int i = 0; i < 4; i++)
     if ((kids[i] = fork()) == 0) {
       for (int j = 0; j < 200; j++)
