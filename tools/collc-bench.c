@@ -34,6 +34,9 @@
  *   -r N           repetitions per variant and count (default 40)
  *   -l COUNT:REPS[:WARM]  use REPS repetitions (and WARM warm-ups) for counts >= COUNT
  *                  (default: off)
+ *   -P             persistent: per variant and count, the first MPI_<Coll>_init on a fresh
+ *                  communicator, a second init, and one MPI_Start + MPI_Wait (see
+ *                  tools/bench_persist.h); native = the library's own persistent collective
  *   -o FILE        also write CSV: collective,p,count,bytes,variant,min_us,median_us,
  *                  native_min_us,speedup (the variant always in double quotes: it may
  *                  hold commas)

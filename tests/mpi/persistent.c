@@ -360,7 +360,7 @@ static void semantics(void) {
   if (!native_mode && (rc = MPI_Start(&r)) != MPI_ERR_REQUEST) /* Open MPI: 0, then hangs */
     tl_fail(&ctx, "Start while active: %d", rc);
   MPI_Wait(&r, MPI_STATUS_IGNORE);
-  if (native_mode) return; /* Open MPI 4.1: s then computes wrong sums; request NULL crashes */
+  if (native_mode) return; /* Open MPI 4.1 refuses freeing an active one; NULL crashes it */
   start_sum(&r, in, ref, N, 4); /* rank 0 frees it running; s must still work */
   if (ctx.rank == 0) MPI_Request_free(&r);
   else MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_Request_free(&r);
