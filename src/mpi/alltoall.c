@@ -1,7 +1,6 @@
 /* alltoall.c - MPI_Alltoall over PMPI and collc's all-to-all entry points. */
 #include <string.h>
 #include "collc.h"
-#include "args.h"
 #include "dispatch.h"
 #include "../plan/config.h"
 #include "pinit.h"
@@ -20,25 +19,9 @@ static int inative_alltoall(const dispatch_call *d, MPI_Request *r) {
  * or with pa, make its persistent request. */
 static int alltoall(const char *forced, const void *sb, int sc, MPI_Datatype st, void *rb,
                     int rc, MPI_Datatype rt, MPI_Comm comm, const persist_args *pa) {
-  char hint[256];
-  int inter, p = 1, rank = 0, err = args_comm(comm, &inter);
-  if (err) return collc_raise(MPI_COMM_NULL, err);
-  PMPI_Comm_size(comm, &p);
-  PMPI_Comm_rank(comm, &rank);
-  long long block = 0; /* (set once the types are known to be valid) */
-  dispatch_call d = {.spec = {.coll = COLLC_COLL_ALLTOALL, .p = p, .rank = rank, .count = rc,
-                              .unit_bytes = block, .in_place = sb == MPI_IN_PLACE},
-                     .bind = {sc, rc, st, rt, MPI_OP_NULL},
-                     .sendbuf = sb,
-                     .recvbuf = rb,
-                     .comm = comm,
-                     .native = native_alltoall,
-                     .inative = inative_alltoall};
-  if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
-  if (inter) return dispatch_native(&d, 0);
-  if ((err = args_pair(sb, sc, st, rb, rc, rt))) return collc_raise(comm, err);
-  d.spec.unit_bytes = block = args_bytes(rc, rt);
-  return dispatch(&d, forced, (p - 1) * block);
+  pair_args a = {sb, sc, st, rb, rc, rt};
+  return dispatch_pair(COLLC_COLL_ALLTOALL, forced, &a, comm, pa, native_alltoall,
+                       inative_alltoall);
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

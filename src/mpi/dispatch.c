@@ -11,6 +11,7 @@
 #include <string.h>
 #include "internal.h"
 #include "dispatch.h"
+#include "args.h"
 #include "../plan/config.h"
 #include "../plan/wisdom.h"
 
@@ -242,4 +243,27 @@ int dispatch(const dispatch_call *d, const char *forced, long long native_bytes)
   stats_add(d->spec.coll, D->algo, plan_bytes(pl));
   if (tmp) plan_free(pl);
   return rc ? collc_raise(d->comm, rc) : MPI_SUCCESS;
+}
+
+int dispatch_pair(int coll, const char *forced, const pair_args *a, MPI_Comm comm,
+                  const persist_args *pa, int (*native)(const dispatch_call *),
+                  int (*inative)(const dispatch_call *, MPI_Request *)) {
+  char hint[256];
+  int inter, p = 1, rank = 0, err = args_comm(comm, &inter);
+  if (err) return collc_raise(MPI_COMM_NULL, err);
+  PMPI_Comm_size(comm, &p);
+  PMPI_Comm_rank(comm, &rank);
+  dispatch_call d = {.spec = {.coll = coll, .p = p, .rank = rank, .count = a->rc,
+                              .in_place = a->sb == MPI_IN_PLACE},
+                     .bind = {a->sc, a->rc, a->st, a->rt, MPI_OP_NULL},
+                     .sendbuf = a->sb,
+                     .recvbuf = a->rb,
+                     .comm = comm,
+                     .native = native,
+                     .inative = inative};
+  if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
+  if (inter) return dispatch_native(&d, 0);
+  if ((err = args_pair(a->sb, a->sc, a->st, a->rb, a->rc, a->rt))) return collc_raise(comm, err);
+  d.spec.unit_bytes = args_bytes(a->rc, a->rt); /* (only now: the types are valid) */
+  return dispatch(&d, forced, (p - 1) * d.spec.unit_bytes);
 }

@@ -30,6 +30,23 @@ typedef struct {
  * (request NULL) / MPI_ERR_INFO. */
 int dispatch_persist(dispatch_call *d, const persist_args *pa, char *buf, int len);
 
+/* The buffer arguments of all-to-all and allgather (MPI's order). */
+typedef struct {
+  const void *sb;
+  int sc;
+  MPI_Datatype st;
+  void *rb;
+  int rc;
+  MPI_Datatype rt;
+} pair_args;
+
+/* Validate and run one all-to-all or allgather (coll) with a's buffers on
+ * comm, algorithm forced (NULL: selection), or with pa make its persistent
+ * request; native and inative are its blocking and nonblocking native calls. */
+int dispatch_pair(int coll, const char *forced, const pair_args *a, MPI_Comm comm,
+                  const persist_args *pa, int (*native)(const dispatch_call *),
+                  int (*inative)(const dispatch_call *, MPI_Request *));
+
 /* Run call d with algorithm `forced` (NULL: COLLC_<COLL> or the default
  * rule): the cached plan, a newly built one, or the native call (counted with
  * native_bytes). A call whose spec.unit_bytes is 0 moves nothing and returns
