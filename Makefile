@@ -93,7 +93,7 @@ check: deps
 
 # The wisdom loader under libFuzzer (pure C: no MPI), seeded with real files.
 FUZZ_TIME ?= 600
-FUZZ_SRC  := src/plan/wisdom.c $(sort $(wildcard src/ir/*.c)) tests/fuzz/wisdom.c
+FUZZ_SRC  := $(sort $(wildcard src/ir/*.c)) tests/fuzz/wisdom.c
 build-fuzz/wisdom_fuzz: $(FUZZ_SRC) $(wildcard include/*.h src/*/*.h)
 	@mkdir -p build-fuzz
 	@$(if $(V),,echo "  CLANG   $@")

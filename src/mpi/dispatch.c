@@ -13,7 +13,7 @@
 #include "dispatch.h"
 #include "args.h"
 #include "../plan/config.h"
-#include "../plan/wisdom.h"
+#include "../ir/wisdom.h"
 
 /* The program of choice c for spec s: from the wisdom directory if one is
  * set and holds it (a damaged or stale file: one warning, compiled again),

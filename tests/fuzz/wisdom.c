@@ -1,4 +1,4 @@
-/* wisdom.c (fuzz) - libFuzzer target for the wisdom loader (src/plan/wisdom.c).
+/* wisdom.c (fuzz) - libFuzzer target for the wisdom loader (src/ir/wisdom.c).
  *
  * Input: one mode byte, then a file image. Mode bit 0 set: the CRCs are
  * checked (as collc loads files); clear: they are skipped, so the fuzzer
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "plan/wisdom.h"
+#include "ir/wisdom.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char why[256];

@@ -1,4 +1,4 @@
-/* wisdom.c - the wisdom file format and loader (src/plan/wisdom.c), no MPI.
+/* wisdom.c - the wisdom file format and loader (src/ir/wisdom.c), no MPI.
  *
  * For programs of every collective (group calls, strided and indexed
  * shapes, scratch): encode, decode with the key, and the re-encoding must
@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "algo/algo.h"
-#include "plan/wisdom.h"
+#include "ir/wisdom.h"
 #include "unit.h"
 
 typedef struct {

@@ -13,7 +13,7 @@
 #define COLLC_WISDOM_H
 
 #include <stddef.h>
-#include "../ir/ir.h"
+#include "ir.h"
 
 #define WISDOM_FORMAT 1
 
