@@ -13,6 +13,7 @@
 #include "algo/algo.h"
 #include "check/verify.h"
 #include "unit.h"
+#include "mutate.h"
 
 #define MAXP 64
 
@@ -49,31 +50,6 @@ static void free_all(progs *G) {
 /* Verify G's programs; returns the report's ok. */
 static int verify(progs *G, verify_report *R) {
   return verify_programs(&G->s, G->P, R);
-}
-
-/* Index of the n-th (0-based) instruction with opcode op on program P at or
- * after addr `from`, or -1. */
-static int find(const collc_prog *P, int op, int n, int from) {
-  for (int a = from; a < P->nins; a++)
-    if (P->ins[a].op == op && n-- == 0) return a;
-  return -1;
-}
-
-/* Remove instruction a of P. */
-static void delete_ins(collc_prog *P, int a) {
-  memmove(&P->ins[a], &P->ins[a + 1], (size_t)(P->nins - a - 1) * sizeof *P->ins);
-  P->nins--;
-}
-
-/* Insert I before instruction a of P (growing the array). */
-static void insert_ins(collc_prog *P, int a, collc_instr I) {
-  if (prog_reserve(P, (void **)&P->ins, &P->cap_ins, P->nins + 1, sizeof *P->ins, "test")) {
-    CHECK(0, "out of memory");
-    return;
-  }
-  memmove(&P->ins[a + 1], &P->ins[a], (size_t)(P->nins - a) * sizeof *P->ins);
-  P->ins[a] = I;
-  P->nins++;
 }
 
 /* Expect the unmutated programs G to pass (the control of every case). */

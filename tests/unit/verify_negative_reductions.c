@@ -15,6 +15,7 @@
 #include "algo/algo.h"
 #include "check/verify.h"
 #include "unit.h"
+#include "mutate.h"
 
 #define MAXP 16
 
@@ -52,30 +53,6 @@ static collc_spec mkspec(int coll, int p, int64_t count, int comm, int root) {
   s.coll = coll, s.p = p, s.count = count, s.unit_bytes = 8, s.commutative = comm;
   s.root = root, s.in_place = coll == COLLC_COLL_BCAST;
   return s;
-}
-
-/* Address of the n-th (0-based) instruction with opcode op on P, or -1. */
-static int find(const collc_prog *P, int op, int n) {
-  for (int a = 0; a < P->nins; a++)
-    if (P->ins[a].op == op && n-- == 0) return a;
-  return -1;
-}
-
-/* Remove instruction a of P. */
-static void delete_ins(collc_prog *P, int a) {
-  memmove(&P->ins[a], &P->ins[a + 1], (size_t)(P->nins - a - 1) * sizeof *P->ins);
-  P->nins--;
-}
-
-/* Insert I before instruction a of P. */
-static void insert_ins(collc_prog *P, int a, collc_instr I) {
-  if (prog_reserve(P, (void **)&P->ins, &P->cap_ins, P->nins + 1, sizeof *P->ins, "test")) {
-    CHECK(0, "out of memory");
-    return;
-  }
-  memmove(&P->ins[a + 1], &P->ins[a], (size_t)(P->nins - a) * sizeof *P->ins);
-  P->ins[a] = I;
-  P->nins++;
 }
 
 /* The unmutated programs must pass. */
@@ -130,7 +107,7 @@ static const gen gens[] = {
 /* REDUCE 0 and REDUCE 1 exchange their sources: d = p0 op (p1 op (p2 op
  * p3)) becomes p1 op (p0 op (p2 op p3)) - same leaves, wrong order. */
 static int mut_swap_reduces(collc_prog *P) {
-  int a = find(P, COLLC_OP_REDUCE, 0), b = find(P, COLLC_OP_REDUCE, 1);
+  int a = find(P, COLLC_OP_REDUCE, 0, 0), b = find(P, COLLC_OP_REDUCE, 1, 0);
   if (a < 0 || b < 0) return -1;
   collc_opnd t = P->ins[a].src;
   P->ins[a].src = P->ins[b].src, P->ins[b].src = t;
@@ -139,7 +116,7 @@ static int mut_swap_reduces(collc_prog *P) {
 
 /* COMBINE(p2, p3) becomes COMBINE(p3, p2): same leaves, wrong order. */
 static int mut_reverse_combine(collc_prog *P) {
-  int a = find(P, COLLC_OP_COMBINE, 0);
+  int a = find(P, COLLC_OP_COMBINE, 0, 0);
   if (a < 0) return -1;
   collc_opnd t = P->ins[a].src;
   P->ins[a].src = P->ins[a].src2, P->ins[a].src2 = t;
@@ -148,7 +125,7 @@ static int mut_reverse_combine(collc_prog *P) {
 
 /* The first REDUCE is dropped: p1's contribution is missing. */
 static int mut_drop_reduce(collc_prog *P) {
-  int a = find(P, COLLC_OP_REDUCE, 0);
+  int a = find(P, COLLC_OP_REDUCE, 0, 0);
   if (a < 0) return -1;
   delete_ins(P, a);
   return 0;
@@ -156,7 +133,7 @@ static int mut_drop_reduce(collc_prog *P) {
 
 /* The last REDUCE runs twice: p0 is counted twice. */
 static int mut_dup_reduce(collc_prog *P) {
-  int a = find(P, COLLC_OP_REDUCE, 1);
+  int a = find(P, COLLC_OP_REDUCE, 1, 0);
   if (a < 0) return -1;
   insert_ins(P, a + 1, P->ins[a]);
   return 0;
@@ -165,7 +142,7 @@ static int mut_dup_reduce(collc_prog *P) {
 /* The first REDUCE reads the COMBINE's first source: p2 twice, p1 never -
  * as many leaves as before, but other ones. */
 static int mut_wrong_piece(collc_prog *P) {
-  int a = find(P, COLLC_OP_REDUCE, 0), c = find(P, COLLC_OP_COMBINE, 0);
+  int a = find(P, COLLC_OP_REDUCE, 0, 0), c = find(P, COLLC_OP_COMBINE, 0, 0);
   if (a < 0 || c < 0) return -1;
   P->ins[a].src = P->ins[c].src;
   return 0;
@@ -173,7 +150,7 @@ static int mut_wrong_piece(collc_prog *P) {
 
 /* The COMBINE writes over its second source (dst = src2). */
 static int mut_combine_overlap(collc_prog *P) {
-  int a = find(P, COLLC_OP_COMBINE, 0);
+  int a = find(P, COLLC_OP_COMBINE, 0, 0);
   if (a < 0) return -1;
   P->ins[a].dst = P->ins[a].src2;
   return 0;
@@ -228,8 +205,8 @@ static void case_undefined(int which, int comm) {
   collc_spec s = mkspec(g->coll, g->p, g->count, comm, 0);
   if (compile_all(&s, g->algo, &G) == 0 && control(what, &G)) {
     collc_prog *P = G.P[g->rank];
-    int a = find(P, COLLC_OP_REDUCE, 0);
-    if (a >= 0 && P->ins[a].src.buf != BUF_SEND) a = find(P, COLLC_OP_REDUCE, 1);
+    int a = find(P, COLLC_OP_REDUCE, 0, 0);
+    if (a >= 0 && P->ins[a].src.buf != BUF_SEND) a = find(P, COLLC_OP_REDUCE, 1, 0);
     if (CHECK(a >= 0 && P->ins[a].src.buf == BUF_SEND, "%s: no REDUCE of SEND", what)) {
       P->ins[a].src.buf = which == 0 ? BUF_RECV : BUF_TMP;
       P->ins[a].src.off = 0;

@@ -59,6 +59,7 @@
 #include "algo/algo.h"
 #include "check/verify.h"
 #include "unit.h"
+#include "rng.h"
 
 #define MAXL 16 /* steps of one enumerated list */
 
@@ -108,16 +109,6 @@ typedef struct {
   flist *v;
   int n, cap;
 } flists;
-
-static uint64_t rng_state;
-
-/* splitmix64: the next pseudo-random 64-bit value. */
-static uint64_t rng(void) {
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 /* Uniform in [0, n) (n >= 1). */
 static int rnd(int n) { return (int)(rng() % (uint64_t)n); }

@@ -21,6 +21,7 @@
 #include "algo/algo.h"
 #include "check/verify.h"
 #include "unit.h"
+#include "rng.h"
 
 static long cases;
 
@@ -92,16 +93,6 @@ static void sweep_small_torus(void) {
   run_torus(f, 1, cs, 0);
   run_torus(f, 1, cs, 1);
   for (int p = 2; p <= 64; p++) all_orders(p, f, 0);
-}
-
-static uint64_t rng_state;
-
-/* splitmix64: the next pseudo-random 64-bit value. */
-static uint64_t rng(void) {
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
 }
 
 /* Number of ordered factorisations of n into factors >= 2 (H(1) = 1). */

@@ -1,0 +1,34 @@
+/* mutate.h - editing compiled programs in place, for the verifier's
+ * negative tests (header-only; include after unit.h). */
+#ifndef COLLC_TESTS_MUTATE_H
+#define COLLC_TESTS_MUTATE_H
+
+#include <string.h>
+#include "ir/ir.h"
+
+/* Index of the n-th (0-based) instruction with opcode op on program P at or
+ * after addr `from`, or -1. */
+static inline int find(const collc_prog *P, int op, int n, int from) {
+  for (int a = from; a < P->nins; a++)
+    if (P->ins[a].op == op && n-- == 0) return a;
+  return -1;
+}
+
+/* Remove instruction a of P. */
+static inline void delete_ins(collc_prog *P, int a) {
+  memmove(&P->ins[a], &P->ins[a + 1], (size_t)(P->nins - a - 1) * sizeof *P->ins);
+  P->nins--;
+}
+
+/* Insert I before instruction a of P (growing the array). */
+static inline void insert_ins(collc_prog *P, int a, collc_instr I) {
+  if (prog_reserve(P, (void **)&P->ins, &P->cap_ins, P->nins + 1, sizeof *P->ins, "test")) {
+    CHECK(0, "out of memory");
+    return;
+  }
+  memmove(&P->ins[a + 1], &P->ins[a], (size_t)(P->nins - a) * sizeof *P->ins);
+  P->ins[a] = I;
+  P->nins++;
+}
+
+#endif
