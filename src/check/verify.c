@@ -8,6 +8,18 @@
  * buffering is assumed, so a schedule that relies on it deadlocks here).
  * Group instructions are rendezvous of all members. Per-unit counters of
  * in-flight reads and writes catch any buffer access that races a request.
+ *
+ * Shared memory (BUF_SHM, SIGNAL, AWAIT): the ranks of a node share one
+ * token array. Ordering is tracked with vector clocks: SIGNAL releases the
+ * rank's clock, AWAIT acquires the earliest release that satisfies it. A
+ * read of a unit must happen after its last write, a write after the last
+ * write and every read since, else "missing wait". Programs that use the
+ * segment run twice back to back, with fresh inputs the second time, so a
+ * rank that rewrites its segment while a slow peer still reads the previous
+ * run's data, or that reads stale data, is caught. Rules: before its first
+ * segment write of a run a rank awaits step 0 (previous run ended) of every
+ * other rank of its node; its last segment access is followed by SIGNAL
+ * STEP_DONE; no AWAIT with point-to-point requests in flight.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,8 +29,20 @@
 #include "token.h"
 
 typedef struct {
+  int64_t value; /* flag value published */
+  int64_t *vc;   /* the releasing rank's vector clock then */
+} vsig;
+
+typedef struct {
   collc_prog *P;
-  int pc, done;
+  int pc, done, epoch;
+  int64_t *vc;       /* vector clock (shared-memory programs) */
+  int64_t flag;      /* last published flag value */
+  vsig *sig;         /* published values in order */
+  int nsig, capsig;
+  int awaited0;      /* other node ranks awaited at step 0 this run */
+  char *aw0;         /* per rank: awaited at step 0 this run */
+  int after_done;    /* SIGNAL STEP_DONE was given this run */
   int64_t n[BUF_COUNT];
   vtok *tok[BUF_COUNT];
   uint32_t *rd[BUF_COUNT]; /* in-flight sends reading the unit */
@@ -38,7 +62,22 @@ typedef struct {
 } vrdv;
 
 typedef struct {
+  int64_t n;      /* units */
+  vtok *tok;
+  int *wrank;     /* last writer, -1 none */
+  int64_t *wclk;  /* its clock at the write (INT64_MAX: a receive in flight) */
+  int64_t *rclk;  /* [u * k + local]: clock of that rank's last read, 0 none */
+  int k;
+} vnode;
+
+typedef struct {
   int p;
+  int epochs; /* runs of each program: 2 when the segment is used */
+  const collc_layout *L;
+  vnode *node;
+  vtok *fold[2];      /* per run: the reduction of each input unit (folds) */
+  char late[256];     /* wrong output of the lowest (run, rank), reported unless a deadlock is */
+  int64_t late_at;    /* its run * p + rank */
   int64_t U; /* units of each rank's input */
   vrank *R;
   vreq *req;
@@ -88,6 +127,37 @@ static int in_bounds(vstate *V, int r, collc_opnd o) {
 
 enum { H_READ, H_WRITE, H_START_READ, H_START_WRITE, H_END_READ, H_END_WRITE };
 
+/* Ordering check and record of access h by rank r to segment unit u. */
+static void shm_access(vstate *V, int r, int addr, int64_t u, int h) {
+  vrank *X = &V->R[r];
+  int node = V->L->node_of[r], me = V->L->local_of[r];
+  vnode *N = &V->node[node];
+  int w = N->wrank[u], reads = h == H_READ || h == H_START_READ;
+  int writes = h == H_WRITE || h == H_START_WRITE;
+  if ((reads || writes) && X->after_done)
+    verr(V, "rank %d addr %d: SHM[%lld] used after SIGNAL STEP_DONE", r, addr, (long long)u);
+  if ((reads || writes) && w >= 0 && w != r && X->vc[w] < N->wclk[u])
+    verr(V, "rank %d addr %d: %s SHM[%lld] written by rank %d without waiting for it "
+         "(missing AWAIT)", r, addr, reads ? "reads" : "overwrites", (long long)u, w);
+  if (writes) {
+    if (X->awaited0 < N->k - 1)
+      verr(V, "rank %d addr %d: writes SHM before awaiting step 0 of every rank of its node",
+           r, addr);
+    for (int j = 0; j < N->k; j++) {
+      int q = layout_rank(V->L, node, j);
+      int64_t t = N->rclk[u * N->k + j];
+      if (q != r && t && X->vc[q] < t)
+        verr(V, "rank %d addr %d: overwrites SHM[%lld] while rank %d may still read it "
+             "(missing AWAIT)", r, addr, (long long)u, q);
+      N->rclk[u * N->k + j] = 0;
+    }
+    N->wrank[u] = r;
+    N->wclk[u] = h == H_START_WRITE ? INT64_MAX : X->vc[r];
+  }
+  if (h == H_END_READ) N->rclk[u * N->k + me] = X->vc[r];
+  if (h == H_END_WRITE) N->wclk[u] = X->vc[r];
+}
+
 /* Apply hazard action h to the units of operand o on rank r. */
 static void hazard(vstate *V, int r, int addr, collc_opnd o, int h) {
   vrank *X = &V->R[r];
@@ -104,6 +174,7 @@ static void hazard(vstate *V, int r, int addr, collc_opnd o, int h) {
     if ((h == H_WRITE || h == H_START_WRITE) && (busy_w || busy_r))
       verr(V, "rank %d addr %d: writes %s[%lld] while a request uses it", r, addr,
            buf_name(o.buf), (long long)u);
+    if (o.buf == BUF_SHM) shm_access(V, r, addr, u, h);
     if (h == H_START_READ) rd[u]++;
     if (h == H_START_WRITE) wr[u]++;
     if (h == H_END_READ) rd[u]--;
@@ -311,11 +382,82 @@ static void local_op(vstate *V, int r, const collc_instr *I) {
     }
 }
 
+/* SIGNAL at rank r's pc: publish (epoch, n) with r's clock, then tick. */
+static void shm_signal(vstate *V, int r, const collc_instr *I) {
+  vrank *X = &V->R[r];
+  int64_t value = (int64_t)X->epoch * STEP_DONE + I->n;
+  if (!V->L || value <= X->flag) {
+    verr(V, "rank %d addr %d: SIGNAL %lld does not follow %lld", r, X->pc, (long long)I->n,
+         (long long)(X->flag - (int64_t)X->epoch * STEP_DONE));
+    return;
+  }
+  if (X->nsig == X->capsig) {
+    X->capsig = X->capsig ? 2 * X->capsig : 8;
+    X->sig = realloc(X->sig, (size_t)X->capsig * sizeof *X->sig);
+  }
+  int64_t *snap = malloc((size_t)V->p * sizeof *snap);
+  if (!X->sig || !snap) {
+    free(snap);
+    verr(V, "out of memory");
+    return;
+  }
+  memcpy(snap, X->vc, (size_t)V->p * sizeof *snap);
+  X->sig[X->nsig++] = (vsig){value, snap};
+  X->flag = value;
+  X->vc[r]++;
+  if (I->n == STEP_DONE) X->after_done = 1;
+}
+
+/* AWAIT at rank r's pc: 1 if peer's flag has reached the step (r acquires
+ * the earliest release that did), 0 if r must wait. */
+static int shm_await(vstate *V, int r, const collc_instr *I) {
+  vrank *X = &V->R[r];
+  int q = I->peer;
+  int64_t want = (int64_t)X->epoch * STEP_DONE + I->n;
+  for (int s = 0; s < X->P->nslots; s++)
+    if (X->slot_req[s] >= 0) {
+      verr(V, "rank %d addr %d: AWAIT with request slot %d in flight", r, X->pc, s);
+      break;
+    }
+  if (!V->L || q < 0 || q >= V->p || V->L->node_of[q] != V->L->node_of[r] || q == r) {
+    verr(V, "rank %d addr %d: AWAIT on rank %d, not of its node", r, X->pc, q);
+    return 1;
+  }
+  const vrank *Q = &V->R[q];
+  int s = 0;
+  while (s < Q->nsig && Q->sig[s].value < want) s++;
+  if (want > 0 && s == Q->nsig) return 0;
+  for (int i = 0; want > 0 && i < V->p; i++)
+    if (Q->sig[s].vc[i] > X->vc[i]) X->vc[i] = Q->sig[s].vc[i];
+  if (I->n == 0 && !X->aw0[q]) X->aw0[q] = 1, X->awaited0++;
+  return 1;
+}
+
+static void set_inputs(vstate *V, int r);
+static void check_rank(vstate *V, int r);
+
+/* Rank r ended a run: its rules and outputs; 1 if it runs again. */
+static int end_run(vstate *V, int r) {
+  vrank *X = &V->R[r];
+  for (int s = 0; s < X->P->nslots; s++)
+    if (X->slot_req[s] >= 0) verr(V, "rank %d: request in slot %d never waited", r, s);
+  if (X->P->shm_units && V->L->size[V->L->node_of[r]] > 1 && !X->after_done)
+    verr(V, "rank %d: uses SHM but ends without SIGNAL STEP_DONE", r);
+  check_rank(V, r);
+  if (++X->epoch == V->epochs) return 0;
+  X->pc = 0, X->after_done = 0, X->awaited0 = 0;
+  memset(X->aw0, 0, (size_t)V->p);
+  set_inputs(V, r);
+  return 1;
+}
+
 /* Run rank r until it blocks or ends; returns 1 if anything advanced. */
 static int run_rank(vstate *V, int r) {
   vrank *X = &V->R[r];
   int moved = 0;
-  while (X->pc < X->P->nins) {
+  for (;;) {
+    if (X->pc == X->P->nins && !end_run(V, r)) break;
+    if (X->pc == X->P->nins) continue; /* (an empty program) */
     const collc_instr *I = &X->P->ins[X->pc];
     switch (I->op) {
     case COLLC_OP_SEND:
@@ -327,6 +469,10 @@ static int run_rank(vstate *V, int r) {
     case COLLC_OP_REDUCE:
     case COLLC_OP_COMBINE: local_op(V, r, I); break;
     case COLLC_OP_ALLTOALL: return arrive(V, r) || moved;
+    case COLLC_OP_SIGNAL: shm_signal(V, r, I); break;
+    case COLLC_OP_AWAIT:
+      if (!shm_await(V, r, I)) return moved;
+      break;
     default: break;
     }
     X->pc++;
@@ -348,44 +494,88 @@ static void input_region(const collc_spec *s, int r, int *buf, int64_t *off, int
   if (sr.coll == COLLC_COLL_BCAST && r != sr.root) *units = 0; /* only the root's is input */
 }
 
-/* Leaf id of unit u of rank q's input. */
-static int64_t leaf_id(const vstate *V, int q, int64_t u) { return (int64_t)q * V->U + u; }
+/* Leaf id of unit u of rank q's input in run e. */
+static int64_t leaf_id(const vstate *V, int e, int q, int64_t u) {
+  return ((int64_t)e * V->p + q) * V->U + u;
+}
 
-/* Allocate rank r's buffers and fill its input with leaf tokens. */
-static int setup_rank(vstate *V, int r) {
+/* Fill rank r's input with the leaf tokens of its current run. */
+static void set_inputs(vstate *V, int r) {
   vrank *X = &V->R[r];
-  for (int b = BUF_SEND; b < BUF_COUNT; b++) {
-    int64_t n = X->n[b] = prog_buf_units(X->P, b);
-    X->tok[b] = malloc((size_t)(n + 1) * sizeof(vtok));
-    X->rd[b] = calloc((size_t)n + 1, sizeof(uint32_t));
-    X->wr[b] = calloc((size_t)n + 1, 1);
-    if (!X->tok[b] || !X->rd[b] || !X->wr[b]) return -1;
-    for (int64_t u = 0; u < n; u++) X->tok[b][u] = tok_undefined();
-  }
   int in;
   int64_t off, units;
   input_region(&X->P->spec, r, &in, &off, &units);
   for (int64_t u = 0; u < units && off + u < X->n[in]; u++)
-    X->tok[in][off + u] = tok_leaf(leaf_id(V, r, u));
+    X->tok[in][off + u] = tok_leaf(leaf_id(V, X->epoch, r, u));
+}
+
+/* Allocate rank r's buffers (SHM: its node's) and fill its input. */
+static int setup_rank(vstate *V, int r) {
+  vrank *X = &V->R[r];
+  for (int b = BUF_SEND; b < BUF_COUNT; b++) {
+    int64_t n = X->n[b] = prog_buf_units(X->P, b);
+    X->tok[b] = b == BUF_SHM ? NULL : malloc((size_t)(n + 1) * sizeof(vtok));
+    X->rd[b] = calloc((size_t)n + 1, sizeof(uint32_t));
+    X->wr[b] = calloc((size_t)n + 1, 1);
+    if ((b != BUF_SHM && !X->tok[b]) || !X->rd[b] || !X->wr[b]) return -1;
+    for (int64_t u = 0; u < n && b != BUF_SHM; u++) X->tok[b][u] = tok_undefined();
+  }
+  if (V->node) X->tok[BUF_SHM] = V->node[V->L->node_of[r]].tok;
+  X->vc = calloc((size_t)V->p, sizeof(int64_t));
+  X->aw0 = calloc((size_t)V->p, 1);
   X->slot_req = malloc(((size_t)X->P->nslots + 1) * sizeof(int));
-  if (!X->slot_req) return -1;
+  if (!X->slot_req || !X->vc || !X->aw0) return -1;
+  X->vc[r] = 1;
+  set_inputs(V, r);
   for (int s = 0; s <= X->P->nslots; s++) X->slot_req[s] = -1;
   return 0;
 }
 
+/* Node segments for programs that use one (all ranks of a node must agree
+ * on its size); 0, or -1 out of memory / on disagreement (reported). */
+static int setup_nodes(vstate *V) {
+  int used = 0;
+  for (int r = 0; r < V->p; r++) used |= V->R[r].P->shm_units > 0;
+  if (!used) return 0;
+  if (!V->L) return verr(V, "programs use SHM without a node layout"), -1;
+  V->epochs = 2;
+  V->node = calloc((size_t)V->L->nnodes, sizeof *V->node);
+  for (int n = 0; V->node && n < V->L->nnodes; n++) {
+    vnode *N = &V->node[n];
+    N->k = V->L->size[n];
+    N->n = V->R[layout_rank(V->L, n, 0)].P->shm_units;
+    for (int j = 1; j < N->k; j++)
+      if (V->R[layout_rank(V->L, n, j)].P->shm_units != N->n)
+        return verr(V, "ranks of node %d disagree on the segment size", n), -1;
+    N->tok = malloc((size_t)(N->n + 1) * sizeof *N->tok);
+    N->wrank = malloc((size_t)(N->n + 1) * sizeof(int));
+    N->wclk = calloc((size_t)N->n + 1, sizeof(int64_t));
+    N->rclk = calloc((size_t)(N->n + 1) * (size_t)N->k, sizeof(int64_t));
+    if (!N->tok || !N->wrank || !N->wclk || !N->rclk) return -1;
+    for (int64_t u = 0; u < N->n; u++) N->tok[u] = tok_undefined(), N->wrank[u] = -1;
+  }
+  return V->node ? 0 : -1;
+}
+
 static void free_state(vstate *V, int own_programs) {
   for (int r = 0; r < V->p && V->R; r++) {
+    vrank *X = &V->R[r];
     for (int b = 0; b < BUF_COUNT; b++) {
-      free(V->R[r].tok[b]);
-      free(V->R[r].rd[b]);
-      free(V->R[r].wr[b]);
+      if (b != BUF_SHM) free(X->tok[b]);
+      free(X->rd[b]);
+      free(X->wr[b]);
     }
-    free(V->R[r].slot_req);
-    if (own_programs) prog_free(V->R[r].P);
+    for (int i = 0; i < X->nsig; i++) free(X->sig[i].vc);
+    free(X->sig), free(X->vc), free(X->aw0), free(X->slot_req);
+    if (own_programs) prog_free(X->P);
   }
+  for (int n = 0; V->node && n < V->L->nnodes; n++)
+    free(V->node[n].tok), free(V->node[n].wrank), free(V->node[n].wclk), free(V->node[n].rclk);
+  free(V->node);
   for (int i = 0; i < V->nrdv; i++) free(V->rdv[i].ranks);
   free(V->R), free(V->req), free(V->rdv), free(V->xa), free(V->xb);
   free(V->sq), free(V->sqt), free(V->rq), free(V->rqt);
+  free(V->fold[0]), free(V->fold[1]);
 }
 
 /* Allocate the state for programs progs[0..p-1] (given, or compiled from c
@@ -403,6 +593,7 @@ static int setup(vstate *V, const collc_spec *s, const collc_choice *c,
   memset(V->sq, -1, pp * sizeof(int)), memset(V->sqt, -1, pp * sizeof(int));
   memset(V->rq, -1, pp * sizeof(int)), memset(V->rqt, -1, pp * sizeof(int));
   int64_t maxn = 1;
+  V->L = s->layout, V->epochs = 1;
   for (int r = 0; r < p; r++) {
     collc_spec sr = spec_rank(s, r);
     char why[200];
@@ -411,6 +602,9 @@ static int setup(vstate *V, const collc_spec *s, const collc_choice *c,
       verr(V, "rank %d: %s", r, progs ? "no program" : why);
       return -1;
     }
+  }
+  if (setup_nodes(V)) return -1;
+  for (int r = 0; r < p; r++) {
     if (setup_rank(V, r)) return -1;
     for (int b = 0; b < BUF_COUNT; b++)
       if (V->R[r].n[b] > maxn) maxn = V->R[r].n[b];
@@ -420,27 +614,27 @@ static int setup(vstate *V, const collc_spec *s, const collc_choice *c,
   return V->xa && V->xb ? 0 : -1;
 }
 
-/* The reduction over all ranks, in rank order, of input unit e, for every
- * e < U (computed once: p concatenations per unit); NULL if not a reduction
- * or out of memory. */
-static vtok *folds(const vstate *V, const collc_spec *s) {
-  if (!coll_reduces(s->coll)) return NULL;
-  vtok *f = malloc((size_t)(V->U + 1) * sizeof *f);
+/* The reduction over all ranks, in rank order, of input unit e of run
+ * ep, for every e < U (computed once per run); NULL if not a reduction or
+ * out of memory. */
+static vtok *folds(vstate *V, const collc_spec *s, int ep) {
+  if (!coll_reduces(s->coll) || V->fold[ep]) return V->fold[ep];
+  vtok *f = V->fold[ep] = malloc((size_t)(V->U + 1) * sizeof *f);
   for (int64_t e = 0; f && e < V->U; e++) {
-    f[e] = tok_leaf(leaf_id(V, 0, e));
-    for (int q = 1; q < V->p; q++) f[e] = tok_concat(f[e], tok_leaf(leaf_id(V, q, e)));
+    f[e] = tok_leaf(leaf_id(V, ep, 0, e));
+    for (int q = 1; q < V->p; q++) f[e] = tok_concat(f[e], tok_leaf(leaf_id(V, ep, q, e)));
   }
   return f;
 }
 
-/* What RECV unit u of rank r must hold, per collective (fold: see folds()).
- * Returns 0 if r's RECV is not output (reduce, non-root). */
-static int expected(const vstate *V, const collc_spec *s, const vtok *fold, int r, int64_t u,
-                    vtok *want) {
+/* What RECV unit u of rank r must hold after run ep, per collective (fold:
+ * see folds()). Returns 0 if r's RECV is not output (reduce, non-root). */
+static int expected(const vstate *V, const collc_spec *s, const vtok *fold, int ep, int r,
+                    int64_t u, vtok *want) {
   switch (s->coll) {
-  case COLLC_COLL_ALLTOALL: *want = tok_leaf(leaf_id(V, (int)u, r)); return 1;
-  case COLLC_COLL_ALLGATHER: *want = tok_leaf(leaf_id(V, (int)u, 0)); return 1;
-  case COLLC_COLL_BCAST: *want = tok_leaf(leaf_id(V, s->root, u)); return 1;
+  case COLLC_COLL_ALLTOALL: *want = tok_leaf(leaf_id(V, ep, (int)u, r)); return 1;
+  case COLLC_COLL_ALLGATHER: *want = tok_leaf(leaf_id(V, ep, (int)u, 0)); return 1;
+  case COLLC_COLL_BCAST: *want = tok_leaf(leaf_id(V, ep, s->root, u)); return 1;
   case COLLC_COLL_REDUCE:
     if (r != s->root) return 0;
     /* fall through */
@@ -452,36 +646,39 @@ static int expected(const vstate *V, const collc_spec *s, const vtok *fold, int 
 
 /* Describe token t into buf for error messages. */
 static const char *describe(const vstate *V, vtok t, char *buf, size_t len) {
+  int64_t run = V->p * V->U;
   if (t.n == 0) snprintf(buf, len, "undefined");
-  else if (t.n == 1) snprintf(buf, len, "unit %lld of rank %lld", (long long)(t.leaf % V->U),
-                              (long long)(t.leaf / V->U));
+  else if (t.n == 1) snprintf(buf, len, "unit %lld of rank %lld%s", (long long)(t.leaf % V->U),
+                              (long long)(t.leaf % run / V->U),
+                              V->epochs > 1 && t.leaf >= run ? " (second run)" : "");
   else snprintf(buf, len, "a combination of %lld contributions", (long long)t.n);
   return buf;
 }
 
-/* Every output unit of every rank must hold what the collective defines;
- * order of combination only matters for non-commutative operations. */
-static void check_outputs(vstate *V, const collc_spec *s) {
-  int ordered = !(coll_reduces(s->coll) && s->commutative), bad = 0;
-  int64_t out_units = s->coll == COLLC_COLL_REDUCE_SCATTER_BLOCK ? s->count : -1;
-  vtok *fold = folds(V, s);
+/* Every output unit of rank r must hold what the collective defines after
+ * the run it just ended (the first mismatch is kept in V->late); order of
+ * combination only matters for non-commutative operations. */
+static void check_rank(vstate *V, int r) {
+  const collc_spec *s = &V->R[r].P->spec;
+  int ordered = !(coll_reduces(s->coll) && s->commutative), ep = V->R[r].epoch;
+  int64_t n = s->coll == COLLC_COLL_REDUCE_SCATTER_BLOCK ? s->count : V->R[r].n[BUF_RECV];
+  vtok *fold = folds(V, s, ep);
+  if (V->late[0] && V->late_at < (int64_t)ep * V->p + r) return;
   if (coll_reduces(s->coll) && !fold) {
-    verr(V, "out of memory");
+    snprintf(V->late, sizeof V->late, "out of memory");
     return;
   }
-  for (int r = 0; r < V->p && !bad; r++) {
-    int64_t n = out_units >= 0 ? out_units : V->R[r].n[BUF_RECV];
-    for (int64_t u = 0; u < n && !bad; u++) {
-      vtok want, got = V->R[r].tok[BUF_RECV][u];
-      char g[96], w[96];
-      if (!expected(V, s, fold, r, u, &want) || tok_same(got, want, ordered)) continue;
-      verr(V, "rank %d RECV[%lld] holds %s, expected %s%s", r, (long long)u,
-           describe(V, got, g, sizeof g), describe(V, want, w, sizeof w),
-           got.n == want.n && ordered ? " (wrong contributions or order)" : "");
-      bad = 1;
-    }
+  for (int64_t u = 0; u < n; u++) {
+    vtok want, got = V->R[r].tok[BUF_RECV][u];
+    char g[96], w[96];
+    if (!expected(V, s, fold, ep, r, u, &want) || tok_same(got, want, ordered)) continue;
+    snprintf(V->late, sizeof V->late, "rank %d RECV[%lld] holds %s, expected %s%s%s", r,
+             (long long)u, describe(V, got, g, sizeof g), describe(V, want, w, sizeof w),
+             got.n == want.n && ordered ? " (wrong contributions or order)" : "",
+             ep ? " after the second run" : "");
+    V->late_at = (int64_t)ep * V->p + r;
+    return;
   }
-  free(fold);
 }
 
 /* Sweep the ranks until nothing moves; report ranks left blocked. */
@@ -492,10 +689,6 @@ static void run_all(vstate *V) {
     for (int r = 0; r < V->p; r++)
       if (!V->R[r].done) moved |= run_rank(V, r);
   }
-  for (int r = 0; r < V->p; r++)
-    for (int s = 0; V->R[r].done && s < V->R[r].P->nslots; s++)
-      if (V->R[r].slot_req[s] >= 0)
-        verr(V, "rank %d: request in slot %d never waited", r, s);
   for (int r = 0; r < V->p; r++)
     if (!V->R[r].done) {
       if (!V->rep->deadlock)
@@ -514,7 +707,7 @@ static int verify(const collc_spec *s, const collc_choice *c, collc_prog *const 
   V.rep = R;
   if (setup(&V, s, c, progs) == 0) {
     run_all(&V);
-    if (!R->deadlock) check_outputs(&V, s);
+    if (!R->deadlock && V.late[0]) verr(&V, "%s", V.late);
     for (int r = 0; r < V.p; r++)
       if (V.R[r].sent > R->max_rank_units) R->max_rank_units = V.R[r].sent;
   } else if (!R->errors) {

@@ -67,7 +67,7 @@ static void print_instr(const collc_prog *P, int a, int flags, FILE *out) {
   char s[512], s2[520] = "", d[512], peer[16] = "", slot[16] = "", n[24] = "";
   if (f & (OPF_PEER | OPF_GROUP)) snprintf(peer, sizeof peer, "%d", I->peer);
   if (f & (OPF_POSTS | OPF_WAITS)) snprintf(slot, sizeof slot, "%d", I->slot);
-  if (f & (OPF_WAITS | OPF_GROUP)) snprintf(n, sizeof n, "%lld", (long long)I->n);
+  if (f & (OPF_WAITS | OPF_GROUP | OPF_SYNC)) snprintf(n, sizeof n, "%lld", (long long)I->n);
   explain_opnd(P, (f & OPF_READS) ? I->src : opnd(BUF_NONE, 0, 0), s, sizeof s);
   if (f & OPF_READS2) {
     s2[0] = ',', s2[1] = ' ';
@@ -93,7 +93,12 @@ void explain_print(const collc_prog *P, int flags, FILE *out) {
   if (sp->coll == COLLC_COLL_REDUCE || sp->coll == COLLC_COLL_BCAST)
     fprintf(out, " root=%d", sp->root);
   if (coll_reduces(sp->coll)) fprintf(out, "%s", sp->commutative ? " commutative" : " noncommutative");
+  if (sp->layout)
+    fprintf(out, " nodes=%s (node %d of %d, local %d of %d)", sp->layout->desc,
+            sp->layout->node_of[sp->rank], sp->layout->nnodes, sp->layout->local_of[sp->rank],
+            sp->layout->size[sp->layout->node_of[sp->rank]]);
   fputc('\n', out);
+  if (P->shm_units) fprintf(out, "node segment: %lld units\n", (long long)P->shm_units);
   fprintf(out, "%d instructions, %d request slots, tmp=%lld units, %d groups\n", P->nins,
           P->nslots, (long long)P->tmp_units, P->ngroups);
   for (int g = 0; g < P->ngroups; g++)

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdint.h>
 #include "ops.h"
+#include "layout.h"
 
 /* Collectives, defined once: X(enum suffix, name, reduces). Units of the
  * buffers (prog_buf_units): all-to-all and allgather count in blocks (one
@@ -46,8 +47,10 @@ int coll_reduces(int coll);
 /* Internal status codes (public entry points map them to MPI error classes). */
 enum { COLLC_OK = 0, COLLC_ENOMEM, COLLC_EINVAL, COLLC_EUNFIT, COLLC_EINTERNAL };
 
-/* Buffers an operand can name. */
-enum { BUF_NONE = 0, BUF_SEND, BUF_RECV, BUF_TMP, BUF_COUNT };
+/* Buffers an operand can name. SHM is the node's shared segment: offsets
+ * are node-wide (every rank of a node sees the same units there), in units
+ * of the receive buffer. */
+enum { BUF_NONE = 0, BUF_SEND, BUF_RECV, BUF_TMP, BUF_SHM, BUF_COUNT };
 const char *buf_name(int buf);
 
 #define COLLC_MAXLEV 64 /* levels of a strided shape */
@@ -65,6 +68,7 @@ typedef struct {
   int in_place;       /* input is in RECV (MPI_IN_PLACE; always for bcast) */
   int root;           /* reduce, bcast */
   int commutative;    /* reductions: the operation commutes */
+  const collc_layout *layout; /* which ranks share a node; NULL: none do */
 } collc_spec;
 
 enum { SHAPE_STRIDED = 0, SHAPE_INDEXED = 1 };
@@ -114,6 +118,8 @@ typedef struct collc_prog {
   int nslots;                 /* request slots needed */
   int open_lo, open_hi;       /* builder: outstanding slots */
   int64_t tmp_units;          /* scratch units needed */
+  int64_t shm_units;          /* node segment units this program uses (0: none) */
+  struct prog_view *view;     /* builder: the sub-collective being emitted */
   int err;                    /* sticky: first failure */
   char errmsg[160];
 } collc_prog;
@@ -172,6 +178,27 @@ void prog_alltoall(collc_prog *P, int group, collc_opnd src, collc_opnd dst,
 int prog_group(collc_prog *P, int n, int base, int stride);
 /* Ask for at least `units` scratch units. */
 void prog_need_tmp(collc_prog *P, int64_t units);
+/* Ask for at least `units` units of the node segment. */
+void prog_need_shm(collc_prog *P, int64_t units);
+/* Shared-memory flags (ops.h): publish step n (1..STEP_DONE); wait until
+ * rank peer (same node) has published step n (0: ended its previous run). */
+void prog_signal(collc_prog *P, int64_t n);
+void prog_await(collc_prog *P, int peer, int64_t n);
+
+/* Views: emit a sub-collective (another generator's program for spec sub,
+ * e.g. an allreduce among one rank per node) into P. While a view is
+ * pushed, P->spec is sub; peers are sub-ranks, mapped through rank[]
+ * (rank[sub-rank] = rank of P); buffer b of the sub-collective is buffer
+ * map[b] at offset off[b] (TMP requests add off[BUF_TMP]). Group
+ * instructions are not allowed inside a view. Views do not nest. */
+typedef struct prog_view {
+  collc_spec outer;
+  const int *rank;
+  int map[BUF_COUNT];
+  int64_t off[BUF_COUNT];
+} prog_view;
+void prog_view_push(collc_prog *P, prog_view *v, const collc_spec *sub);
+void prog_view_pop(collc_prog *P);
 /* Check the finished program (slots all waited, operands in bounds, unit
  * counts agree). Returns P->err. */
 int prog_finalize(collc_prog *P);

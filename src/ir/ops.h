@@ -13,6 +13,12 @@
  *   PEER    `peer` is a rank of the communicator
  *   GROUP   `peer` is a group index (program's group table), `n` the member stride
  *   BLOCKS  the instruction itself blocks until a partner set arrives
+ *   SYNC    a shared-memory flag operation (`n` is the step value)
+ *
+ * Shared-memory flags: every rank of a node has one counter. SIGNAL n
+ * publishes "this execution has reached step n" (release); AWAIT n on peer
+ * q blocks until q has (acquire); AWAIT 0 means "q has ended its previous
+ * execution" (its SIGNAL STEP_DONE). Step values grow within an execution.
  */
 #ifndef COLLC_OPS_H
 #define COLLC_OPS_H
@@ -26,6 +32,9 @@
 #define OPF_BLOCKS 0x40
 #define OPF_READS2 0x80
 #define OPF_UPDATES 0x100
+#define OPF_SYNC   0x200
+
+#define STEP_DONE (1 << 20) /* the last SIGNAL of every execution that used SHM */
 
 #define COLLC_OPS(X)                                                            \
   X(NOP,      0,                                "does nothing")                 \
@@ -36,7 +45,9 @@
   X(REDUCE,   OPF_READS | OPF_WRITES | OPF_UPDATES, "dst = src op dst (src: lower ranks)") \
   X(COMBINE,  OPF_READS | OPF_READS2 | OPF_WRITES, "dst = src op src2 (src: lower ranks)") \
   X(ALLTOALL, OPF_READS | OPF_WRITES | OPF_POSTS | OPF_GROUP | OPF_BLOCKS,               \
-              "all-to-all on group peer: member j gets src+j*n, dst+j*n from j")
+              "all-to-all on group peer: member j gets src+j*n, dst+j*n from j") \
+  X(SIGNAL,   OPF_SYNC,                         "set my node flag to step n (release)") \
+  X(AWAIT,    OPF_SYNC | OPF_PEER | OPF_BLOCKS, "wait until peer's node flag reaches step n (acquire)")
 
 enum collc_opcode {
 #define COLLC_OP_ENUM(name, flags, doc) COLLC_OP_##name,

@@ -55,7 +55,7 @@ int coll_from_name(const char *name) {
 }
 
 const char *buf_name(int buf) {
-  static const char *const names[BUF_COUNT] = {"-", "SEND", "RECV", "TMP"};
+  static const char *const names[BUF_COUNT] = {"-", "SEND", "RECV", "TMP", "SHM"};
   return buf >= 0 && buf < BUF_COUNT ? names[buf] : "?";
 }
 
@@ -124,6 +124,7 @@ int64_t prog_buf_units(const collc_prog *P, int buf) {
   case BUF_SEND: return s->in_place || s->coll == COLLC_COLL_BCAST ? 0 : input_units(s);
   case BUF_RECV: return output_units(s);
   case BUF_TMP: return P->tmp_units;
+  case BUF_SHM: return P->shm_units;
   default: return 0;
   }
 }
@@ -162,6 +163,15 @@ static int take_slot(collc_prog *P) {
   return s;
 }
 
+/* Operand o of the current view in P's own buffers. */
+static collc_opnd vmap(const collc_prog *P, collc_opnd o) {
+  if (P->view && o.buf > BUF_NONE && o.buf < BUF_COUNT) {
+    o.off += P->view->off[o.buf];
+    o.buf = P->view->map[o.buf];
+  }
+  return o;
+}
+
 static void post(collc_prog *P, int op, int peer, collc_opnd src, collc_opnd dst) {
   if (peer < 0 || peer >= P->spec.p || peer == P->spec.rank) {
     prog_fail(P, COLLC_EINVAL, "%s peer %d invalid on rank %d of %d",
@@ -170,10 +180,10 @@ static void post(collc_prog *P, int op, int peer, collc_opnd src, collc_opnd dst
   }
   collc_instr *I = append(P, op);
   if (!I) return;
-  I->peer = peer;
+  I->peer = P->view ? P->view->rank[peer] : peer;
   I->slot = take_slot(P);
-  I->src = src;
-  I->dst = dst;
+  I->src = vmap(P, src);
+  I->dst = vmap(P, dst);
 }
 
 void prog_send(collc_prog *P, int peer, collc_opnd src) {
@@ -193,30 +203,61 @@ void prog_wait(collc_prog *P) {
   P->open_lo = P->open_hi = 0;
 }
 
-void prog_copy(collc_prog *P, collc_opnd src, collc_opnd dst) {
-  collc_instr *I = append(P, COLLC_OP_COPY);
+/* A local instruction op (COPY, REDUCE, COMBINE) over view operands. */
+static void local(collc_prog *P, int op, collc_opnd src, collc_opnd src2, collc_opnd dst) {
+  collc_instr *I = append(P, op);
   if (!I) return;
-  I->src = src;
-  I->dst = dst;
+  I->src = vmap(P, src);
+  I->src2 = vmap(P, src2);
+  I->dst = vmap(P, dst);
+}
+
+void prog_copy(collc_prog *P, collc_opnd src, collc_opnd dst) {
+  local(P, COLLC_OP_COPY, src, opnd(BUF_NONE, 0, 0), dst);
 }
 
 void prog_reduce(collc_prog *P, collc_opnd src, collc_opnd dst) {
-  collc_instr *I = append(P, COLLC_OP_REDUCE);
-  if (!I) return;
-  I->src = src;
-  I->dst = dst;
+  local(P, COLLC_OP_REDUCE, src, opnd(BUF_NONE, 0, 0), dst);
 }
 
 void prog_combine(collc_prog *P, collc_opnd src, collc_opnd src2, collc_opnd dst) {
-  collc_instr *I = append(P, COLLC_OP_COMBINE);
-  if (!I) return;
-  I->src = src;
-  I->src2 = src2;
-  I->dst = dst;
+  local(P, COLLC_OP_COMBINE, src, src2, dst);
+}
+
+void prog_signal(collc_prog *P, int64_t n) {
+  collc_instr *I = P->view ? NULL : append(P, COLLC_OP_SIGNAL);
+  if (P->view) prog_fail(P, COLLC_EINVAL, "SIGNAL inside a view");
+  if (I) I->n = n;
+}
+
+void prog_await(collc_prog *P, int peer, int64_t n) {
+  collc_instr *I = P->view ? NULL : append(P, COLLC_OP_AWAIT);
+  if (P->view) prog_fail(P, COLLC_EINVAL, "AWAIT inside a view");
+  if (I) I->peer = peer, I->n = n;
+}
+
+void prog_view_push(collc_prog *P, prog_view *v, const collc_spec *sub) {
+  if (P->view) {
+    prog_fail(P, COLLC_EINVAL, "views do not nest");
+    return;
+  }
+  v->outer = P->spec;
+  P->spec = *sub;
+  P->view = v;
+}
+
+void prog_view_pop(collc_prog *P) {
+  if (!P->view) return;
+  P->spec = P->view->outer;
+  P->view = NULL;
 }
 
 void prog_alltoall(collc_prog *P, int group, collc_opnd src, collc_opnd dst,
                    int64_t stride) {
+  if (P->view) {
+    prog_fail(P, COLLC_EINVAL, "ALLTOALL inside a view");
+    return;
+  }
   if (group < 0 || group >= P->ngroups) {
     prog_fail(P, COLLC_EINVAL, "ALLTOALL on unknown group %d", group);
     return;
@@ -232,6 +273,7 @@ void prog_alltoall(collc_prog *P, int group, collc_opnd src, collc_opnd dst,
 }
 
 int prog_group(collc_prog *P, int n, int base, int stride) {
+  if (P->view) prog_fail(P, COLLC_EINVAL, "groups inside a view");
   if (P->err) return -1;
   for (int g = 0; g < P->ngroups; g++)
     if (P->groups[g].n == n && P->groups[g].base == base && P->groups[g].stride == stride)
@@ -249,7 +291,29 @@ int prog_group(collc_prog *P, int n, int base, int stride) {
 }
 
 void prog_need_tmp(collc_prog *P, int64_t units) {
+  if (P->view) units += P->view->off[BUF_TMP];
   if (units > P->tmp_units) P->tmp_units = units;
+}
+
+void prog_need_shm(collc_prog *P, int64_t units) {
+  if (units > P->shm_units) P->shm_units = units;
+}
+
+/* SIGNAL/AWAIT operands: step values in range, AWAIT peers on this node. */
+static void check_sync(collc_prog *P, int addr, const collc_instr *I) {
+  const collc_layout *L = P->spec.layout;
+  int me = P->spec.rank;
+  if (I->op == COLLC_OP_SIGNAL && (I->n < 1 || I->n > STEP_DONE))
+    prog_fail(P, COLLC_EINVAL, "addr %d: SIGNAL step %lld out of 1..%d", addr, (long long)I->n,
+              STEP_DONE);
+  if (I->op != COLLC_OP_AWAIT) return;
+  if (I->n < 0 || I->n > STEP_DONE)
+    prog_fail(P, COLLC_EINVAL, "addr %d: AWAIT step %lld out of 0..%d", addr, (long long)I->n,
+              STEP_DONE);
+  else if (!L || L->p != P->spec.p || I->peer < 0 || I->peer >= P->spec.p || I->peer == me ||
+           L->node_of[I->peer] != L->node_of[me])
+    prog_fail(P, COLLC_EINVAL, "addr %d: AWAIT on rank %d, not another rank of this node", addr,
+              I->peer);
 }
 
 /* Check that operand o of instruction at addr lies inside its buffer; for a
@@ -273,6 +337,14 @@ static void check_opnd(collc_prog *P, int addr, collc_opnd o, int64_t span, cons
 static void check_instr(collc_prog *P, int addr) {
   const collc_instr *I = &P->ins[addr];
   int f = ops_flags(I->op);
+  if (f & OPF_SYNC) {
+    check_sync(P, addr, I);
+    return;
+  }
+  if (I->op >= COLLC_OP_COUNT) {
+    prog_fail(P, COLLC_EINVAL, "addr %d: unknown opcode %d", addr, I->op);
+    return;
+  }
   if ((f & OPF_READS) && I->src.buf == BUF_SEND && P->spec.in_place)
     prog_fail(P, COLLC_EINVAL, "addr %d: reads SEND of an in-place call", addr);
   if ((f & OPF_WRITES) && I->dst.buf == BUF_SEND)
@@ -327,6 +399,9 @@ static void check_slots(collc_prog *P) {
 
 int prog_finalize(collc_prog *P) {
   prog_wait(P);
+  if (P->view) prog_fail(P, COLLC_EINVAL, "a view is still pushed");
+  if (P->shm_units && (!P->spec.layout || P->spec.layout->p != P->spec.p))
+    prog_fail(P, COLLC_EINVAL, "uses the node segment without a node layout");
   for (int a = 0; a < P->nins && !P->err; a++) check_instr(P, a);
   if (!P->err) check_slots(P);
   return P->err;

@@ -3,7 +3,7 @@
  * Layout (all integers int64 little-endian; text fields NUL-padded):
  *   "COLLCWIS" | format | library version [16] | coll p rank count
  *   unit_bytes in_place root commutative | algo [96] | layout [64] |
- *   nins nshapes npool ngroups nslots tmp_units | payload length |
+ *   nins nshapes npool ngroups nslots tmp_units shm_units | payload length |
  *   payload CRC | header CRC (of everything before it) || payload:
  *   groups (n base stride) | shapes (kind nlev run data nunits lo hi nruns) |
  *   pool | instructions (op peer slot n, then src, src2, dst as buf shape off)
@@ -20,7 +20,8 @@
 
 #define MAGIC "COLLCWIS"
 enum { LIBLEN = 16, ALGOLEN = 96, LAYOUTLEN = 64 };
-#define HEADER_BYTES (8 + 8 + LIBLEN + 8 * 8 + ALGOLEN + LAYOUTLEN + 6 * 8 + 3 * 8)
+#define NSIZES 7
+#define HEADER_BYTES (8 + 8 + LIBLEN + 8 * 8 + ALGOLEN + LAYOUTLEN + NSIZES * 8 + 3 * 8)
 #define MAX_ITEMS (1 << 24)  /* instructions, shapes, groups */
 #define MAX_FILE (1u << 30)
 
@@ -93,8 +94,9 @@ int wisdom_encode(const collc_prog *P, const char *layout, unsigned char **buf, 
   for (int k = 0; k < 8; k++) put_i64(&h, key[k]);
   put_text(&h, P->algo, ALGOLEN);
   put_text(&h, layout, LAYOUTLEN);
-  int64_t sz[6] = {P->nins, P->nshapes, P->npool, P->ngroups, P->nslots, P->tmp_units};
-  for (int k = 0; k < 6; k++) put_i64(&h, sz[k]);
+  int64_t sz[NSIZES] = {P->nins, P->nshapes, P->npool, P->ngroups, P->nslots, P->tmp_units,
+                        P->shm_units};
+  for (int k = 0; k < NSIZES; k++) put_i64(&h, sz[k]);
   put_i64(&h, (int64_t)p.n);
   put_i64(&h, (int64_t)crc32(0, p.b, (uInt)p.n));
   put_i64(&h, (int64_t)crc32(0, h.b, (uInt)h.n));
@@ -135,7 +137,8 @@ static collc_opnd get_opnd(rbuf *r) {
 /* The header, as read. */
 typedef struct {
   char lib[LIBLEN], algo[ALGOLEN], layout[LAYOUTLEN];
-  int64_t format, key[8], nins, nshapes, npool, ngroups, nslots, tmp_units, plen, pcrc, hcrc;
+  int64_t format, key[8], nins, nshapes, npool, ngroups, nslots, tmp_units, shm_units, plen, pcrc,
+      hcrc;
 } header;
 
 static int get_text(rbuf *r, char *out, size_t len) {
@@ -156,8 +159,9 @@ static int read_header(rbuf *r, header *H, int check_crc, char *why, size_t wlen
   int bad = get_text(r, H->lib, LIBLEN);
   for (int k = 0; k < 8; k++) H->key[k] = get_i64(r);
   bad |= get_text(r, H->algo, ALGOLEN) | get_text(r, H->layout, LAYOUTLEN);
-  int64_t *sz[6] = {&H->nins, &H->nshapes, &H->npool, &H->ngroups, &H->nslots, &H->tmp_units};
-  for (int k = 0; k < 6; k++) *sz[k] = get_i64(r);
+  int64_t *sz[NSIZES] = {&H->nins,   &H->nshapes,   &H->npool,    &H->ngroups,
+                         &H->nslots, &H->tmp_units, &H->shm_units};
+  for (int k = 0; k < NSIZES; k++) *sz[k] = get_i64(r);
   H->plen = get_i64(r), H->pcrc = get_i64(r);
   size_t hbytes = r->at;
   H->hcrc = get_i64(r);
@@ -173,7 +177,8 @@ static int read_header(rbuf *r, header *H, int check_crc, char *why, size_t wlen
 static int check_sizes(const rbuf *r, const header *H, int check_crc, char *why, size_t wlen) {
   if (H->nins < 0 || H->nins > MAX_ITEMS || H->nshapes < 0 || H->nshapes > MAX_ITEMS ||
       H->npool < 0 || H->npool > MAX_ITEMS || H->ngroups < 0 || H->ngroups > 64 ||
-      H->nslots < 0 || H->nslots > H->nins || H->tmp_units < 0 || H->tmp_units > ((int64_t)1 << 48))
+      H->nslots < 0 || H->nslots > H->nins || H->tmp_units < 0 || H->tmp_units > ((int64_t)1 << 48) ||
+      H->shm_units < 0 || H->shm_units > ((int64_t)1 << 48))
     return snprintf(why, wlen, "sizes out of range"), -1;
   int64_t want = 8 * (3 * H->ngroups + 8 * H->nshapes + H->npool + 13 * H->nins);
   if (H->plen != want || (uint64_t)H->plen != r->n - r->at)
@@ -192,14 +197,16 @@ static int key_matches(const header *H, const wisdom_key *k) {
          !strcmp(H->layout, k->layout);
 }
 
-/* The spec in H's key; 0, or -1 if it cannot be one. */
-static int spec_of(const header *H, collc_spec *s) {
+/* The spec in H's key (node layout: the key's, else none); 0, or -1 if
+ * it cannot be one. */
+static int spec_of(const header *H, const wisdom_key *key, collc_spec *s) {
   const int64_t *k = H->key;
   if (k[0] < 0 || k[0] >= COLLC_COLL_COUNT || k[1] < 1 || k[1] > (1 << 24) || k[2] < 0 ||
       k[2] >= k[1] || k[3] < 0 || k[3] > INT32_MAX || k[4] < 0 || k[4] > ((int64_t)1 << 40) || k[5] < 0 || k[5] > 1 || k[6] < 0 || k[6] >= k[1] ||
       k[7] < 0 || k[7] > 1)
     return -1;
-  *s = (collc_spec){(int)k[0], (int)k[1], (int)k[2], k[3], k[4], (int)k[5], (int)k[6], (int)k[7]};
+  *s = (collc_spec){(int)k[0], (int)k[1], (int)k[2], k[3],      k[4],
+                    (int)k[5], (int)k[6], (int)k[7], key ? key->spec.layout : NULL};
   return 0;
 }
 
@@ -298,6 +305,8 @@ static int rebuild_instr(collc_prog *P, const collc_instr *I) {
   case COLLC_OP_REDUCE: prog_reduce(P, I->src, I->dst); return 0;
   case COLLC_OP_COMBINE: prog_combine(P, I->src, I->src2, I->dst); return 0;
   case COLLC_OP_ALLTOALL: prog_alltoall(P, I->peer, I->src, I->dst, I->n); return 0;
+  case COLLC_OP_SIGNAL: prog_signal(P, I->n); return 0;
+  case COLLC_OP_AWAIT: prog_await(P, I->peer, I->n); return 0;
   default: return -1;
   }
 }
@@ -312,7 +321,8 @@ static int opnd_eq(collc_opnd a, collc_opnd b) {
 /* 1 if the rebuilt P is exactly the file's program q (sizes in H). */
 static int same_program(const collc_prog *P, const parts *q, const header *H) {
   if (P->nins != H->nins || P->nshapes != H->nshapes || P->npool != H->npool ||
-      P->ngroups != H->ngroups || P->nslots != H->nslots || P->tmp_units != H->tmp_units)
+      P->ngroups != H->ngroups || P->nslots != H->nslots || P->tmp_units != H->tmp_units ||
+      P->shm_units != H->shm_units)
     return 0;
   for (int a = 0; a < P->nins; a++) {
     const collc_instr *x = &P->ins[a], *y = &q->ins[a];
@@ -334,7 +344,7 @@ static collc_prog *rebuild(const collc_spec *s, const header *H, const parts *q,
   for (int g = 0; g < H->ngroups && !bad; g++)
     bad = prog_group(P, q->groups[g].n, q->groups[g].base, q->groups[g].stride) != g;
   for (int i = 0; i < H->nshapes && !bad; i++) bad = rebuild_shape(P, q, H, i);
-  if (!bad) prog_need_tmp(P, H->tmp_units);
+  if (!bad) prog_need_tmp(P, H->tmp_units), prog_need_shm(P, H->shm_units);
   for (int a = 0; a < H->nins && !bad && !P->err; a++) bad = rebuild_instr(P, &q->ins[a]);
   if (!bad && !prog_finalize(P) && same_program(P, q, H)) return P;
   snprintf(why, wlen, "inconsistent program%s%s", P && P->errmsg[0] ? ": " : "",
@@ -356,7 +366,7 @@ collc_prog *wisdom_decode(const unsigned char *buf, size_t len, const wisdom_key
     snprintf(why, wlen, "stale: written for another call, algorithm or layout");
     return NULL;
   }
-  if (spec_of(&H, &s)) snprintf(why, wlen, "impossible key");
+  if (spec_of(&H, key, &s)) snprintf(why, wlen, "impossible key");
   else if (read_parts(&r, &H, &q)) snprintf(why, wlen, "unreadable payload");
   else P = rebuild(&s, &H, &q, why, wlen);
   parts_free(&q);

@@ -15,13 +15,13 @@
 #include <stddef.h>
 #include "ir.h"
 
-#define WISDOM_FORMAT 1
+#define WISDOM_FORMAT 2 /* 2: node segment size, SIGNAL/AWAIT */
 
 /* What a wisdom file must match. */
 typedef struct {
   collc_spec spec;
   const char *algo;   /* resolved algorithm text, e.g. "recexch:-4,-2,2,4" */
-  const char *layout; /* node layout, e.g. "flat" */
+  const char *layout; /* node layout: "flat" or collc_layout.desc (spec.layout) */
 } wisdom_key;
 
 /* The file image of P under layout into *buf (malloc'd), *len. 0 or -1. */

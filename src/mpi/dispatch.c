@@ -22,12 +22,13 @@ static collc_prog *compile(const collc_spec *s, const collc_choice *c, char *why
   const char *dir = config_get()->wisdom;
   char algo[96], bad[1200];
   if (!*dir) return choice_compile(s, c, why, wlen);
-  wisdom_key k = {*s, choice_format(c, algo, sizeof algo), "flat"};
+  const char *layout = s->layout ? s->layout->desc : "flat";
+  wisdom_key k = {*s, choice_format(c, algo, sizeof algo), layout};
   collc_prog *P = wisdom_load(dir, &k, bad, sizeof bad);
   stats_wisdom(P ? 1 : 0, 0, P || !bad[0] ? 0 : 1);
   if (P) return P;
   if (bad[0]) collc_warn_here("wisdom-bad", "COLLC_WISDOM: ignoring %s; compiling again", bad);
-  if ((P = choice_compile(s, c, why, wlen)) && wisdom_save(dir, P, "flat"))
+  if ((P = choice_compile(s, c, why, wlen)) && wisdom_save(dir, P, layout))
     collc_warn_here("wisdom-save", "COLLC_WISDOM: cannot write into %s", dir);
   else if (P)
     stats_wisdom(0, 1, 0);

@@ -369,7 +369,7 @@ static void test_names(void) {
   CHECK(coll_from_name("Alltoall") == -1 && coll_from_name("") == -1 &&
             coll_from_name("alltoal") == -1 && coll_from_name("alltoallx") == -1,
         "coll_from_name accepts a wrong name");
-  const char *b[] = {"-", "SEND", "RECV", "TMP"};
+  const char *b[] = {"-", "SEND", "RECV", "TMP", "SHM"};
   for (int i = 0; i < BUF_COUNT; i++)
     CHECK(!strcmp(buf_name(i), b[i]), "buf_name(%d) = %s, want %s", i, buf_name(i), b[i]);
   CHECK(!strcmp(buf_name(-1), "?") && !strcmp(buf_name(BUF_COUNT), "?"), "buf_name range");
