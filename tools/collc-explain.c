@@ -21,7 +21,7 @@ static void usage(void) {
 
 int main(int argc, char **argv) {
   int flags = 0, opt;
-  tool_opts o = {0, 0, 0, 0};
+  tool_opts o = {0, 0, 0, 0, NULL};
   while ((opt = getopt(argc, argv, "xh" TOOL_OPTSTRING)) != -1) {
     if (opt == 'x') flags |= EXPLAIN_EXPAND;
     else if (tool_option(opt, optarg, &o)) {

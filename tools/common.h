@@ -24,15 +24,18 @@ typedef struct {
   int root;           /* -r ROOT (reduce, bcast) */
   int noncommutative; /* -n: the operation does not commute */
   long elem_bytes;    /* -b BYTES per element (default 8, a double) */
+  const char *nodes;  /* -N LAYOUT: ranks per node, or a node id per rank */
 } tool_opts;
 
-#define TOOL_OPTSTRING "ir:nb:"
+#define TOOL_OPTSTRING "ir:nb:N:"
 #define TOOL_OPTHELP                                                                   \
   "  -i        in place (MPI_IN_PLACE)\n"                                              \
   "  -r ROOT   root of reduce and bcast (default 0)\n"                                 \
   "  -n        the reduction operation is not commutative\n"                           \
   "  -b BYTES  bytes per element (default 8): reductions split vectors into blocks\n"   \
-  "            of at least 64 bytes\n"
+  "            of at least 64 bytes\n"                                                \
+  "  -N NODES  node layout: K (consecutive nodes of K ranks) or a node id per rank\n"  \
+  "            (\"0,1,0,1\"); shared-memory plans (hier) need one\n"
 
 /* Apply one of the shared options; 0 if opt was one of them, else -1. */
 static inline int tool_option(int opt, const char *arg, tool_opts *o) {
@@ -41,6 +44,7 @@ static inline int tool_option(int opt, const char *arg, tool_opts *o) {
   case 'r': o->root = (int)tool_int(arg, "root"); return 0;
   case 'n': o->noncommutative = 1; return 0;
   case 'b': o->elem_bytes = tool_int(arg, "bytes"); return 0;
+  case 'N': o->nodes = arg; return 0;
   default: return -1;
   }
 }
@@ -65,6 +69,10 @@ static inline void tool_setup(const char *coll, const char *algo, long p, long r
   s->in_place = o->in_place || s->coll == COLLC_COLL_BCAST;
   s->commutative = !o->noncommutative;
   s->unit_bytes = blocks ? eb * count : eb;
+  if (o->nodes && !(s->layout = layout_parse(s->p, o->nodes))) {
+    fprintf(stderr, "bad node layout '%s' for p = %ld\n", o->nodes, p);
+    exit(2);
+  }
   *s = spec_rank(s, (int)rank);
   if (choice_parse(s->coll, algo, c, why, sizeof why) || choice_resolve(s, c, why, sizeof why)) {
     fprintf(stderr, "%s\n", why);

@@ -29,6 +29,8 @@ typedef struct {
   char step[COLLC_MAXF]; /* factor-list steps: '-' reduce-scatter, '*' allreduce,
                             '+' allgather (f[i] is the radix) */
   int flat;              /* recexch:flat - one step of radix p, filled in by resolve */
+  int variant;           /* hier: HIER_RS or HIER_TREE */
+  char net[64];          /* hier: the inter-node choice text ("" = default) */
 } collc_choice;
 
 typedef struct {
@@ -99,6 +101,7 @@ void gen_group_exchange(collc_prog *P, int comp, int n, int base, int gstride, i
 extern const collc_algo algo_native, algo_alltoall_pairwise, algo_alltoall_linear,
     algo_alltoall_bruck, algo_alltoall_torus, algo_allreduce_recexch, algo_rsb_recexch,
     algo_allgather_recexch, algo_allreduce_cyclic, algo_rsb_cyclic, algo_allgather_cyclic,
-    algo_allreduce_tree, algo_reduce_tree, algo_bcast_tree;
+    algo_allreduce_tree, algo_reduce_tree, algo_bcast_tree, algo_allreduce_hier,
+    algo_rsb_hier, algo_allgather_hier, algo_reduce_hier, algo_bcast_hier, algo_alltoall_hier;
 
 #endif

@@ -22,6 +22,12 @@ const collc_algo *const algo_registry[] = {
     &algo_allgather_cyclic,
     &algo_reduce_tree,
     &algo_bcast_tree,
+    &algo_allreduce_hier,
+    &algo_rsb_hier,
+    &algo_allgather_hier,
+    &algo_reduce_hier,
+    &algo_bcast_hier,
+    &algo_alltoall_hier,
 };
 const int algo_count = (int)(sizeof algo_registry / sizeof algo_registry[0]);
 

@@ -1,0 +1,346 @@
+/* hier.c - node-aware collectives: shared memory inside a node, messages
+ * between nodes (allreduce, reduce, bcast here; hier_move.c the others).
+ *
+ * After A. Jocksch et al. (IJHPCA 2026), section 3: the intra-node part of
+ * a schedule runs in a shared segment with flag counters instead of
+ * messages; the inter-node part is any of our message schedules, run among
+ * one rank per node (a lane).
+ *
+ * Parameters: hier[:node=rs|tree][:net=<algorithm>[:<params>]] (net last:
+ * it takes the rest of the text). Allreduce node=rs: every rank copies its
+ * input into its region; local rank i < m (m = ranks on the smallest node)
+ * reduces block i of all regions (blocks of whole cache lines), lane i
+ * allreduces it between nodes (net=, default recexch), and every rank
+ * copies the m blocks out. node=tree: local rank 0 reduces everything,
+ * allreduces it among the nodes' rank 0s, and the others copy it out.
+ * Reduce and bcast: a tree through one rank per node (the root on its
+ * node), net= its inter-node algorithm (default tree).
+ * Contributions combine in local order inside a node and in node order
+ * between nodes: rank order when every node holds consecutive ranks, so a
+ * non-commutative operation needs such a layout (resolve says so).
+ *
+ * Cost (allreduce rs, n units, k ranks per node, N nodes): segment traffic
+ * 2n per rank (copy in, copy out) plus n reduced per rank; between nodes an
+ * allreduce of n/m units per lane; 3 flag steps.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hier.h"
+
+void hier_init(hx *H, const collc_spec *s, collc_prog *P, int64_t units) {
+  const collc_layout *L = s->layout;
+  H->s = s, H->P = P, H->L = L;
+  H->node = L->node_of[s->rank], H->me = L->local_of[s->rank], H->k = L->size[H->node];
+  int64_t line = s->unit_bytes > 0 && 64 % s->unit_bytes == 0 ? 64 / s->unit_bytes : 1;
+  H->S = (units + line - 1) / line * line;
+  if (H->k > 1) prog_need_shm(P, H->S * H->k);
+}
+
+collc_opnd hier_region(hx *H, int j, int64_t off, int64_t n) {
+  return compact(H->P, BUF_SHM, j * H->S + off, n);
+}
+
+void hier_await_all(hx *H, int64_t step) {
+  for (int j = 0; j < H->k; j++)
+    if (j != H->me) prog_await(H->P, hier_rank(H, j), step);
+}
+
+void hier_enter(hx *H) { hier_await_all(H, 0); }
+
+void hier_leave(hx *H) {
+  if (H->k > 1) prog_signal(H->P, STEP_DONE);
+}
+
+void hier_fold(collc_prog *P, const collc_opnd *pieces, int n, collc_opnd dst) {
+  if (n == 1) {
+    prog_copy(P, pieces[0], dst);
+    return;
+  }
+  prog_combine(P, pieces[n - 2], pieces[n - 1], dst);
+  for (int j = n - 3; j >= 0; j--) prog_reduce(P, pieces[j], dst);
+}
+
+collc_opnd hier_input(hx *H, int64_t off, int64_t n) {
+  return compact(H->P, H->s->in_place ? BUF_RECV : BUF_SEND, off, n);
+}
+
+/* The inter-node default of collective coll. */
+static const char *net_default(int coll) {
+  return coll == COLLC_COLL_ALLREDUCE ? "recexch" : "tree";
+}
+
+/* The sub-collective spec among the nodes for x, from this rank. */
+static collc_spec sub_spec(const collc_spec *s, const collc_layout *L, int coll, int64_t count,
+                           int root, int in_place) {
+  collc_spec t = {coll, L->nnodes, L->node_of[s->rank], count, s->unit_bytes, in_place, root,
+                  s->commutative, NULL};
+  return t;
+}
+
+int hier_check_sub(const collc_spec *s, int coll, const char *text, int64_t count, char *why,
+                   size_t wlen) {
+  collc_choice c;
+  collc_spec t = sub_spec(s, s->layout, coll, count, 0, 1);
+  t.rank = 0;
+  if (!*text) text = net_default(coll);
+  if (choice_parse(coll, text, &c, why, wlen) || choice_resolve(&t, &c, why, wlen))
+    return COLLC_EUNFIT;
+  if (choice_is_native(&c) || algo_registry[c.algo]->gen == NULL || c.algo == algo_find(coll, "hier", 4)) {
+    snprintf(why, wlen, "net=%s: needs a message schedule", text);
+    return COLLC_EUNFIT;
+  }
+  return 0;
+}
+
+int hier_emit_sub(hx *H, const hier_sub *x) {
+  collc_prog *P = H->P;
+  collc_choice c;
+  char why[200];
+  const char *text = *x->text ? x->text : net_default(x->coll);
+  collc_spec t = sub_spec(H->s, H->L, x->coll, x->count, x->root, x->in_place);
+  t = spec_rank(&t, t.rank);
+  if (choice_parse(x->coll, text, &c, why, sizeof why) || choice_resolve(&t, &c, why, sizeof why)) {
+    prog_fail(P, COLLC_EUNFIT, "net=%s: %s", text, why);
+    return P->err;
+  }
+  prog_view v = {.rank = x->rank};
+  v.map[BUF_SEND] = x->sbuf, v.off[BUF_SEND] = x->soff;
+  v.map[BUF_RECV] = x->rbuf, v.off[BUF_RECV] = x->roff;
+  v.map[BUF_TMP] = BUF_TMP, v.off[BUF_TMP] = x->tmp_off;
+  prog_view_push(P, &v, &t);
+  algo_registry[c.algo]->gen(&t, &c, P);
+  prog_wait(P);
+  prog_view_pop(P);
+  return P->err;
+}
+
+/* Lane ranks: rank[n] = local index `lane` of node n (or the root on its node). */
+static int *lane_ranks(hx *H, int lane, int root) {
+  int *rank = malloc((size_t)H->L->nnodes * sizeof *rank);
+  if (!rank) {
+    prog_fail(H->P, COLLC_ENOMEM, "hier: out of memory");
+    return NULL;
+  }
+  for (int n = 0; n < H->L->nnodes; n++)
+    rank[n] = root >= 0 && H->L->node_of[root] == n ? root : layout_rank(H->L, n, lane);
+  return rank;
+}
+
+/* Fold block [off, off+n) of all k regions into dst. */
+static void fold_regions(hx *H, int64_t off, int64_t n, collc_opnd dst) {
+  collc_opnd *pieces = malloc((size_t)H->k * sizeof *pieces);
+  if (!pieces) {
+    prog_fail(H->P, COLLC_ENOMEM, "hier: out of memory");
+    return;
+  }
+  for (int j = 0; j < H->k; j++) pieces[j] = hier_region(H, j, off, n);
+  hier_fold(H->P, pieces, H->k, dst);
+  free(pieces);
+}
+
+/* Allreduce in place on RECV[off, off+n) among lane `lane` (no-op alone). */
+static void lane_allreduce(hx *H, const collc_choice *c, int lane, int64_t off, int64_t n) {
+  int *rank = H->L->nnodes > 1 && n > 0 ? lane_ranks(H, lane, -1) : NULL;
+  if (!rank) return;
+  hier_sub x = {COLLC_COLL_ALLREDUCE, n, 0, 1, BUF_RECV, BUF_RECV, 0, off, H->P->tmp_units, rank,
+                c->net};
+  hier_emit_sub(H, &x);
+  free(rank);
+}
+
+/* node=rs: see the file comment. */
+static void allreduce_rs(hx *H, const collc_choice *c) {
+  collc_prog *P = H->P;
+  int64_t n = H->s->count;
+  int m = H->L->min_size, me = H->me;
+  blocks B;
+  if (blocks_split(P, &B, m, n, H->s->unit_bytes)) return;
+  if (H->k > 1) {
+    hier_enter(H);
+    prog_copy(P, hier_input(H, 0, n), hier_region(H, me, 0, n));
+    prog_signal(P, 1);
+  }
+  if (me < m && H->k > 1 && B.len[me]) {
+    hier_await_all(H, 1);
+    fold_regions(H, B.start[me], B.len[me], compact(P, BUF_RECV, B.start[me], B.len[me]));
+  } else if (H->k == 1 && !H->s->in_place) {
+    prog_copy(P, compact(P, BUF_SEND, 0, n), compact(P, BUF_RECV, 0, n));
+  }
+  if (me < m) lane_allreduce(H, c, me, B.start[me], B.len[me]);
+  if (H->k > 1) {
+    if (me < m && B.len[me])
+      prog_copy(P, compact(P, BUF_RECV, B.start[me], B.len[me]),
+                hier_region(H, me, B.start[me], B.len[me]));
+    prog_signal(P, 2);
+    for (int j = 0; j < m; j++)
+      if (j != me && B.len[j]) {
+        prog_await(P, hier_rank(H, j), 2);
+        prog_copy(P, hier_region(H, j, B.start[j], B.len[j]),
+                  compact(P, BUF_RECV, B.start[j], B.len[j]));
+      }
+    hier_leave(H);
+  }
+  blocks_free(&B);
+}
+
+/* node=tree: local rank 0 reduces, allreduces among nodes, shares. */
+static void allreduce_tree(hx *H, const collc_choice *c) {
+  collc_prog *P = H->P;
+  int64_t n = H->s->count;
+  if (H->k > 1) {
+    hier_enter(H);
+    prog_copy(P, hier_input(H, 0, n), hier_region(H, H->me, 0, n));
+    prog_signal(P, 1);
+  }
+  if (H->me == 0) {
+    if (H->k > 1) {
+      hier_await_all(H, 1);
+      fold_regions(H, 0, n, compact(P, BUF_RECV, 0, n));
+    } else if (!H->s->in_place) {
+      prog_copy(P, compact(P, BUF_SEND, 0, n), compact(P, BUF_RECV, 0, n));
+    }
+    lane_allreduce(H, c, 0, 0, n);
+    if (H->k > 1) prog_copy(P, compact(P, BUF_RECV, 0, n), hier_region(H, 0, 0, n));
+  }
+  if (H->k > 1) {
+    prog_signal(P, 2);
+    if (H->me != 0) {
+      prog_await(P, hier_rank(H, 0), 2);
+      prog_copy(P, hier_region(H, 0, 0, n), compact(P, BUF_RECV, 0, n));
+    }
+    hier_leave(H);
+  }
+}
+
+static int gen_allreduce(const collc_spec *s, const collc_choice *c, collc_prog *P) {
+  hx H;
+  hier_init(&H, s, P, s->count);
+  if (c->variant == HIER_TREE) allreduce_tree(&H, c);
+  else allreduce_rs(&H, c);
+  return P->err;
+}
+
+/* Reduce: every node's leader (the root on its node) folds the node's
+ * regions; the leaders reduce to the root between nodes. */
+static int gen_reduce(const collc_spec *s, const collc_choice *c, collc_prog *P) {
+  hx H;
+  int64_t n = s->count;
+  hier_init(&H, s, P, n);
+  int root_node = H.L->node_of[s->root], leader = H.node == root_node ? s->root : hier_rank(&H, 0);
+  int is_root = s->rank == s->root, mine = s->rank == leader;
+  collc_opnd part = hier_input(&H, 0, n); /* this node's partial, at the leader */
+  if (H.k > 1) {
+    hier_enter(&H);
+    prog_copy(P, part, hier_region(&H, H.me, 0, n));
+    prog_signal(P, 1);
+  }
+  if (mine && H.k > 1) {
+    part = is_root ? compact(P, BUF_RECV, 0, n) : compact(P, BUF_TMP, 0, n);
+    prog_need_tmp(P, is_root ? 0 : n);
+    hier_await_all(&H, 1);
+    fold_regions(&H, 0, n, part);
+  } else if (mine && is_root && !s->in_place) {
+    prog_copy(P, part, compact(P, BUF_RECV, 0, n));
+    part = compact(P, BUF_RECV, 0, n);
+  }
+  int *rank = mine && H.L->nnodes > 1 ? lane_ranks(&H, 0, s->root) : NULL;
+  if (rank) {
+    hier_sub x = {COLLC_COLL_REDUCE, n, root_node, is_root, part.buf, BUF_RECV, part.off, 0,
+                  P->tmp_units, rank, c->net};
+    hier_emit_sub(&H, &x);
+    free(rank);
+  }
+  hier_leave(&H);
+  return P->err;
+}
+
+/* Bcast: the leaders (the root on its node) broadcast between nodes; each
+ * leader shares the vector through the segment. */
+static int gen_bcast(const collc_spec *s, const collc_choice *c, collc_prog *P) {
+  hx H;
+  int64_t n = s->count;
+  hier_init(&H, s, P, n);
+  int root_node = H.L->node_of[s->root], lead = H.node == root_node ? s->root : hier_rank(&H, 0);
+  int *rank = s->rank == lead && H.L->nnodes > 1 ? lane_ranks(&H, 0, s->root) : NULL;
+  if (rank) {
+    hier_sub x = {COLLC_COLL_BCAST, n, root_node, 1, BUF_RECV, BUF_RECV, 0, 0, P->tmp_units, rank,
+                  c->net};
+    hier_emit_sub(&H, &x);
+    free(rank);
+  }
+  if (H.k == 1) return P->err;
+  int lj = H.L->local_of[lead];
+  if (s->rank == lead) {
+    hier_enter(&H);
+    prog_copy(P, compact(P, BUF_RECV, 0, n), hier_region(&H, lj, 0, n));
+    prog_signal(P, 1);
+  } else {
+    prog_await(P, lead, 1);
+    prog_copy(P, hier_region(&H, lj, 0, n), compact(P, BUF_RECV, 0, n));
+  }
+  hier_leave(&H);
+  return P->err;
+}
+
+/* ---- the rows ---- */
+
+static int hier_parse(const char *params, collc_choice *c, char *why, size_t wlen) {
+  const char *s = params ? params : "";
+  c->variant = 0;
+  while (*s) {
+    size_t n = strcspn(s, ":");
+    if (!strncmp(s, "net=", 4)) { /* the rest of the text */
+      if (strlen(s + 4) >= sizeof c->net || !s[4]) break;
+      snprintf(c->net, sizeof c->net, "%s", s + 4);
+      return 0;
+    }
+    if (n == 7 && !strncmp(s, "node=rs", 7)) c->variant = HIER_RS;
+    else if (n == 9 && !strncmp(s, "node=tree", 9)) c->variant = HIER_TREE;
+    else break;
+    s += n + (s[n] == ':');
+  }
+  if (!*s) return 0;
+  snprintf(why, wlen, "bad hier parameter '%s' (node=rs|tree, net=<algorithm> last)", s);
+  return COLLC_EINVAL;
+}
+
+static int hier_resolve(const collc_spec *s, collc_choice *c, char *why, size_t wlen) {
+  const collc_layout *L = s->layout;
+  int net = s->coll == COLLC_COLL_ALLREDUCE || s->coll == COLLC_COLL_REDUCE ||
+            s->coll == COLLC_COLL_BCAST;
+  if (!L || L->p != s->p) {
+    snprintf(why, wlen, "hier needs a node layout");
+    return COLLC_EUNFIT;
+  }
+  if (coll_reduces(s->coll) && !s->commutative && !L->consecutive) {
+    snprintf(why, wlen, "a non-commutative operation needs nodes of consecutive ranks (layout %s)",
+             L->desc);
+    return COLLC_EUNFIT;
+  }
+  if ((c->variant && s->coll != COLLC_COLL_ALLREDUCE) || (c->net[0] && !net)) {
+    snprintf(why, wlen, "%s takes no %s", coll_name(s->coll), c->variant ? "node=" : "net=");
+    return COLLC_EUNFIT;
+  }
+  if (s->coll == COLLC_COLL_ALLREDUCE && !c->variant) c->variant = HIER_RS;
+  if (net && L->nnodes > 1 && hier_check_sub(s, s->coll, c->net, s->count, why, wlen))
+    return COLLC_EUNFIT;
+  return 0;
+}
+
+static void hier_format(const collc_choice *c, char *buf, size_t len) {
+  snprintf(buf, len, "%s%s%s%s", c->variant == HIER_RS ? "node=rs" : c->variant == HIER_TREE ? "node=tree" : "",
+           c->variant && c->net[0] ? ":" : "", c->net[0] ? "net=" : "", c->net);
+}
+
+#define HIER_SUMMARY "shared memory in a node, messages between nodes (Jocksch 2026)"
+#define HIER_ROW(var, coll, gen, syntax) \
+  const collc_algo var = {"hier", coll, hier_parse, hier_resolve, gen, hier_format, syntax, \
+                          HIER_SUMMARY}
+HIER_ROW(algo_allreduce_hier, COLLC_COLL_ALLREDUCE, gen_allreduce,
+         "hier[:node=rs|tree][:net=<allreduce algorithm>]");
+HIER_ROW(algo_reduce_hier, COLLC_COLL_REDUCE, gen_reduce, "hier[:net=<reduce algorithm>]");
+HIER_ROW(algo_bcast_hier, COLLC_COLL_BCAST, gen_bcast, "hier[:net=<bcast algorithm>]");
+HIER_ROW(algo_allgather_hier, COLLC_COLL_ALLGATHER, hier_gen_allgather, "hier");
+HIER_ROW(algo_alltoall_hier, COLLC_COLL_ALLTOALL, hier_gen_alltoall, "hier");
+HIER_ROW(algo_rsb_hier, COLLC_COLL_REDUCE_SCATTER_BLOCK, hier_gen_rsb, "hier");

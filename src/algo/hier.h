@@ -1,0 +1,71 @@
+/* hier.h - pieces shared by the node-aware (hierarchical) generators.
+ *
+ * Inside a node, ranks work in the node's shared segment (BUF_SHM): every
+ * local rank j owns a region of S units at SHM offset j*S (S rounded up to
+ * whole cache lines), and the flag protocol is the IR's: hier_enter before
+ * the first segment write of a run (every other local rank has ended its
+ * previous run, so regions may be reused by any plan), SIGNAL s after
+ * writing what others read at step s, AWAIT s before reading it, and
+ * hier_leave (SIGNAL STEP_DONE) after the last segment access. Between
+ * nodes, only point-to-point messages, emitted directly or by another
+ * generator through a view. Nodes of one rank use no segment at all.
+ */
+#ifndef COLLC_HIER_H
+#define COLLC_HIER_H
+
+#include "algo.h"
+#include "blocks.h"
+
+enum { HIER_RS = 1, HIER_TREE = 2 }; /* allreduce variants (node=rs|tree) */
+
+typedef struct {
+  const collc_spec *s;
+  collc_prog *P;
+  const collc_layout *L;
+  int node, me, k; /* my node, my local index, ranks on my node */
+  int64_t S;       /* region units */
+} hx;
+
+/* Set up H for rank s->rank with regions of (at least) units each (0: no
+ * segment); declares the segment size. */
+void hier_init(hx *H, const collc_spec *s, collc_prog *P, int64_t units);
+/* Rank of local index j on my node. */
+static inline int hier_rank(const hx *H, int j) { return layout_rank(H->L, H->node, j); }
+/* Operand: n units at offset off of local j's region. */
+collc_opnd hier_region(hx *H, int j, int64_t off, int64_t n);
+/* AWAIT step 0 of every other local rank (before the first segment write). */
+void hier_enter(hx *H);
+/* AWAIT step of every other local rank. */
+void hier_await_all(hx *H, int64_t step);
+/* SIGNAL STEP_DONE (after the last segment access), if the node is shared. */
+void hier_leave(hx *H);
+/* dst = pieces[0] op ... op pieces[n-1] (n >= 1; n == 1 copies). */
+void hier_fold(collc_prog *P, const collc_opnd *pieces, int n, collc_opnd dst);
+/* The input operand: units at offset off of SEND (RECV in place). */
+collc_opnd hier_input(hx *H, int64_t off, int64_t n);
+
+/* Emit collective coll among one rank per node (rank[n] on node n; I am
+ * rank[H->node]) with algorithm text `text`: count units, root node root,
+ * in place or with its input in sbuf+soff; its RECV is rbuf+roff, its
+ * scratch TMP from tmp_off on. 0, or an error (in P). */
+typedef struct {
+  int coll;
+  int64_t count;
+  int root, in_place;
+  int sbuf, rbuf;
+  int64_t soff, roff, tmp_off;
+  const int *rank;
+  const char *text;
+} hier_sub;
+int hier_emit_sub(hx *H, const hier_sub *x);
+/* Check that `text` fits sub-collective coll among the nodes for count
+ * units (why on failure): resolve-time validation of net=. */
+int hier_check_sub(const collc_spec *s, int coll, const char *text, int64_t count, char *why,
+                   size_t wlen);
+
+/* Generators of hier_move.c (allgather, alltoall, reduce_scatter_block). */
+int hier_gen_allgather(const collc_spec *s, const collc_choice *c, collc_prog *P);
+int hier_gen_alltoall(const collc_spec *s, const collc_choice *c, collc_prog *P);
+int hier_gen_rsb(const collc_spec *s, const collc_choice *c, collc_prog *P);
+
+#endif

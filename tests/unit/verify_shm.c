@@ -1,0 +1,185 @@
+/* verify_shm.c - the node-aware (hier) plans through the verifier, and the
+ * verifier's shared-memory checks proven able to fail.
+ *
+ * Truth: the verifier's token check (every output unit holds exactly what
+ * the collective defines, in rank order for non-commutative operations, in
+ * both of two back-to-back runs with different inputs) and its ordering
+ * check (vector clocks). Sweep: every collective's hier plan (allreduce
+ * node=rs and node=tree, several net= schedules), p = 1..9, layouts of 1, 2,
+ * 3, 4 consecutive ranks per node and irregular ones (round robin, uneven,
+ * shuffled), counts 0, 1, 5, 37 (not divisible by p), in place and not,
+ * commutative or not, every root (non-commutative: refused as unfit where
+ * the layout or the net= schedule cannot keep rank order). Negative: in each program of a set of
+ * plans, every single AWAIT is deleted in turn (one rank), and every
+ * segment access is moved before the AWAITs that protect it:
+ * each mutant must be rejected (missing wait, stale data, deadlock), never
+ * pass. Also: a program using the segment without a layout is refused. */
+#include <stdlib.h>
+#include <string.h>
+#include "algo/algo.h"
+#include "check/verify.h"
+#include "unit.h"
+#include "mutate.h"
+
+static long cases, unfit;
+
+static const char *const layouts[] = {"1", "2", "3", "4", "rr2", "uneven", "shuffle"};
+
+/* Layout named n for p ranks ("rr2": ranks alternate between two nodes;
+ * "uneven": node sizes 1, 2, 3, ...; "shuffle": node = (r * 5 + 1) % 3). */
+static collc_layout *make_layout(const char *n, int p) {
+  int id[64];
+  for (int r = 0, node = 0, left = 1; r < p; r++) {
+    if (!strcmp(n, "rr2")) id[r] = r % 2;
+    else if (!strcmp(n, "shuffle")) id[r] = (r * 5 + 1) % 3;
+    else { /* uneven */
+      id[r] = node;
+      if (--left == 0) left = ++node + 1;
+    }
+  }
+  return strchr("1234", n[0]) ? layout_parse(p, n) : layout_new(p, id);
+}
+
+/* Verify coll with algo on layout L; EUNFIT is allowed only where the plan
+ * says it cannot serve (non-commutative on non-consecutive nodes). */
+static void run(int coll, const char *algo, const collc_layout *L, int64_t count, int in_place,
+                int comm, int root) {
+  collc_spec s = {coll, L->p, 0, count, 8, in_place, root, comm, L};
+  int blocks = coll == COLLC_COLL_ALLTOALL || coll == COLLC_COLL_ALLGATHER;
+  collc_choice c;
+  verify_report R;
+  char why[200] = "";
+  if (blocks) s.unit_bytes = 8 * count;
+  if (coll == COLLC_COLL_BCAST) s.in_place = 1;
+  cases++;
+  if (choice_parse(coll, algo, &c, why, sizeof why)) {
+    CHECK(0, "%s: %s", algo, why);
+    return;
+  }
+  if (choice_resolve(&s, &c, why, sizeof why)) {
+    CHECK(coll_reduces(coll) && !comm && (!L->consecutive || strstr(why, "commutative")),
+          "%s %s p=%d nodes=%s: %s",
+          coll_name(coll), algo, L->p, L->desc, why);
+    unfit++;
+    return;
+  }
+  verify_choice(&s, &c, &R);
+  CHECK(R.ok, "%s %s p=%d nodes=%s count=%lld%s%s root=%d: %s", coll_name(coll), algo, L->p,
+        L->desc, (long long)count, in_place ? " in place" : "", comm ? "" : " noncomm", root,
+        R.first_error);
+}
+
+static void sweep(void) {
+  static const char *const allreduce[] = {"hier", "hier:node=tree", "hier:net=recexch:flat",
+                                          "hier:node=tree:net=cyclic", "hier:net=tree"};
+  static const int64_t counts[] = {0, 1, 5, 37};
+  for (int p = 1; p <= 9; p++)
+    for (size_t l = 0; l < sizeof layouts / sizeof *layouts; l++) {
+      collc_layout *L = make_layout(layouts[l], p);
+      for (size_t k = 0; k < 4; k++)
+        for (int ip = 0; ip < 2; ip++)
+          for (int comm = 0; comm < 2; comm++) {
+            for (size_t a = 0; a < sizeof allreduce / sizeof *allreduce; a++)
+              run(COLLC_COLL_ALLREDUCE, allreduce[a], L, counts[k], ip, comm, 0);
+            run(COLLC_COLL_REDUCE_SCATTER_BLOCK, "hier", L, counts[k], ip, comm, 0);
+            if (comm) run(COLLC_COLL_ALLGATHER, "hier", L, counts[k], ip, 1, 0);
+            if (comm) run(COLLC_COLL_ALLTOALL, "hier", L, counts[k], ip, 1, 0);
+            for (int root = 0; root < p; root++) {
+              run(COLLC_COLL_REDUCE, root % 2 ? "hier:net=tree" : "hier", L, counts[k], ip, comm,
+                  root);
+              if (comm && !ip) run(COLLC_COLL_BCAST, "hier", L, counts[k], 1, 1, root);
+            }
+          }
+      layout_free(L);
+    }
+}
+
+/* The p programs of coll/algo on L (count 5), compiled; NULL on failure. */
+static collc_prog **compile_all(int coll, const char *algo, const collc_layout *L,
+                                collc_spec *s) {
+  collc_choice c;
+  char why[200];
+  int blocks = coll == COLLC_COLL_ALLTOALL || coll == COLLC_COLL_ALLGATHER;
+  *s = (collc_spec){coll, L->p, 0, 5, blocks ? 40 : 8, coll == COLLC_COLL_BCAST, 1, 1, L};
+  if (choice_parse(coll, algo, &c, why, sizeof why) || choice_resolve(s, &c, why, sizeof why))
+    return NULL;
+  collc_prog **P = calloc((size_t)L->p, sizeof *P);
+  for (int r = 0; P && r < L->p; r++) {
+    collc_spec sr = spec_rank(s, r);
+    P[r] = choice_compile(&sr, &c, why, sizeof why);
+  }
+  return P;
+}
+
+static void free_all(collc_prog **P, int p) {
+  for (int r = 0; r < p; r++) prog_free(P[r]);
+  free(P);
+}
+
+/* Rank r's program with instruction a deleted (or, move >= 0: instruction
+ * a moved to position move) must be rejected. */
+static void mutant(int coll, const char *algo, const collc_layout *L, int r, int a, int move) {
+  collc_spec s;
+  collc_prog **P = compile_all(coll, algo, L, &s);
+  verify_report R;
+  if (!P) {
+    CHECK(0, "%s %s: cannot compile", coll_name(coll), algo);
+    return;
+  }
+  collc_instr I = P[r]->ins[a];
+  delete_ins(P[r], a);
+  if (move >= 0) insert_ins(P[r], move, I);
+  verify_programs(&s, P, &R);
+  CHECK(!R.ok, "%s %s nodes=%s: rank %d with %s %s (addr %d, n=%lld) %s passed",
+        coll_name(coll), algo, L->desc, r, ops_name(I.op), move >= 0 ? "moved up" : "deleted", a,
+        (long long)I.n, move >= 0 ? "early" : "");
+  cases++;
+  free_all(P, L->p);
+}
+
+/* Every AWAIT of every rank deleted; every segment access moved to just
+ * before the AWAITs that precede it. (A deleted SIGNAL is no error: the
+ * counters only grow, so a waiter takes the next release, later but after
+ * the same writes; the verifier then proves the result right.) */
+static void mutants(int coll, const char *algo, const char *nodes, int p) {
+  collc_layout *L = make_layout(nodes, p);
+  collc_spec s;
+  collc_prog **P = compile_all(coll, algo, L, &s);
+  for (int r = 0; P && r < p; r++)
+    for (int a = 0; a < P[r]->nins; a++) {
+      const collc_instr *I = &P[r]->ins[a];
+      if (I->op == COLLC_OP_AWAIT) mutant(coll, algo, L, r, a, -1);
+      int writes_shm = (ops_flags(I->op) & OPF_WRITES) && I->dst.buf == BUF_SHM;
+      int reads_shm = (ops_flags(I->op) & OPF_READS) && I->src.buf == BUF_SHM;
+      int first = a;
+      while (first > 0 && P[r]->ins[first - 1].op == COLLC_OP_AWAIT) first--;
+      if ((writes_shm || reads_shm) && first < a) mutant(coll, algo, L, r, a, first);
+    }
+  if (P) free_all(P, p);
+  layout_free(L);
+}
+
+static void negatives(void) {
+  mutants(COLLC_COLL_ALLREDUCE, "hier", "4", 8);
+  mutants(COLLC_COLL_ALLREDUCE, "hier:node=tree", "3", 7);
+  mutants(COLLC_COLL_ALLREDUCE, "hier", "uneven", 6);
+  mutants(COLLC_COLL_REDUCE, "hier", "3", 6);
+  mutants(COLLC_COLL_BCAST, "hier", "rr2", 6);
+  mutants(COLLC_COLL_ALLGATHER, "hier", "3", 6);
+  mutants(COLLC_COLL_ALLGATHER, "hier", "4", 4);
+  mutants(COLLC_COLL_ALLTOALL, "hier", "shuffle", 7);
+  mutants(COLLC_COLL_REDUCE_SCATTER_BLOCK, "hier", "2", 6);
+  /* The segment without a layout is refused by the builder. */
+  collc_spec s = {COLLC_COLL_ALLREDUCE, 2, 0, 4, 8, 0, 0, 1, NULL};
+  collc_prog *P = prog_new(&s);
+  prog_need_shm(P, 4);
+  CHECK(prog_finalize(P) == COLLC_EINVAL, "segment without layout accepted");
+  prog_free(P);
+}
+
+int main(void) {
+  sweep();
+  negatives();
+  printf("verify_shm: %ld cases (%ld refused as unfit)\n", cases, unfit);
+  return unit_summary("verify_shm");
+}
