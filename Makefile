@@ -20,7 +20,7 @@ Q := $(if $(V),,@)
 
 CPPFLAGS += -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L
 XCFLAGS  := -std=c11 -Wall -Wextra $(WERROR) -fPIC -pthread
-LDLIBS   += -lz -lm -pthread
+LDLIBS   += -lz -lm -lhwloc -pthread
 
 LIB_SRC  := $(sort $(wildcard src/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -75,7 +75,7 @@ $(BUILD)/tests/mpi_%: tests/mpi/%.c $(wildcard tests/mpi/*.h) $(BUILD)/libcollc.
 	$(Q)$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) $< -o $@ $(BUILD)/libcollc.a $(LDLIBS)
 
 # pkg-config file for prefix $(1), written to $(2).
-write_pc = printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: collc\nDescription: compiled MPI collectives\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lcollc\nLibs.private: -lz -lm -pthread\n' '$(1)' '$(VERSION)' > $(2)
+write_pc = printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: collc\nDescription: compiled MPI collectives\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lcollc\nLibs.private: -lz -lm -lhwloc -pthread\n' '$(1)' '$(VERSION)' > $(2)
 
 $(BUILD)/collc.pc: Makefile
 	@mkdir -p $(BUILD)

@@ -13,6 +13,7 @@ have gnuplot        || need="$need gnuplot-nox"
 have valgrind       || need="$need valgrind"
 have pkg-config     || need="$need pkg-config"
 [ -f /usr/include/zlib.h ] || need="$need zlib1g-dev"
+[ -f /usr/include/hwloc.h ] || need="$need libhwloc-dev"
 have clang          || need="$need clang"
 [ -z "$need" ] && exit 0
 cmd="apt-get install -y --no-install-recommends$need"

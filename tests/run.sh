@@ -109,6 +109,24 @@ run_case "openmpi/kernels self-test must fail np=2" 60 bash -c '! "$@"' _ \
 for np in 1 2 3 4 5 6 7 8 9; do
   run_case "openmpi/reductions np=$np" 180 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_reductions"
 done
+# Node-aware plans (hier) on virtual nodes of k ranks: every collective
+# against native for p = 1..8, k = 1..4 (uneven and single-rank nodes
+# included); the stress test of back-to-back calls with changing counts.
+for k in 1 2 3 4; do
+  for np in 1 2 3 4 5 6 7 8; do
+    run_case "openmpi/hier reductions np=$np node=$k" 120 env COLLC_TEST_HIER=1 \
+      COLLC_NODE_SIZE=$k "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_reductions"
+  done
+  for np in 2 5 8; do
+    run_case "openmpi/hier alltoall np=$np node=$k" 120 env COLLC_TEST_HIER=1 \
+      COLLC_NODE_SIZE=$k "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_alltoall"
+  done
+  run_case "openmpi/hier stress np=8 node=$k" 180 env COLLC_NODE_SIZE=$k \
+    "${OMPIRUN[@]}" 8 "$OMPI/tests/mpi_shm_stress"
+done
+run_case "openmpi/hier stress np=6 node=4 (4+2)" 180 env COLLC_NODE_SIZE=4 \
+  "${OMPIRUN[@]}" 6 "$OMPI/tests/mpi_shm_stress"
+run_case "openmpi/hier stress on real nodes np=4" 180 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_shm_stress"
 run_case "openmpi/reductions with the AVX op component np=4" 120 mpirun.openmpi --oversubscribe \
   --bind-to none --mca mpi_yield_when_idle 1 --mca btl_vader_single_copy_mechanism none \
   -np 4 "$OMPI/tests/mpi_reductions"
@@ -172,6 +190,15 @@ done
 for np in 1 4 6; do
   run_case "mpich/factorize np=$np" 120 "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_factorize"
 done
+for spec in "2 2" "5 3" "4 4"; do
+  read -r np k <<<"$spec"
+  run_case "mpich/hier reductions quick np=$np node=$k" 240 env COLLC_TEST_QUICK=1 \
+    COLLC_TEST_HIER=1 COLLC_NODE_SIZE=$k "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_reductions"
+done
+run_case "mpich/hier alltoall np=5 node=2" 240 env COLLC_TEST_QUICK=1 COLLC_TEST_HIER=1 \
+  COLLC_NODE_SIZE=2 "${MPICHRUN[@]}" 5 "$MPICH/tests/mpi_alltoall"
+run_case "mpich/hier stress np=4 node=2" 240 env COLLC_TEST_ITERS=300 COLLC_NODE_SIZE=2 \
+  "${MPICHRUN[@]}" 4 "$MPICH/tests/mpi_shm_stress"
 run_case "mpich/errors np=2" 60 "${MPICHRUN[@]}" 2 "$MPICH/tests/mpi_errors"
 run_case "mpich/kernels np=1" 120 "${MPICHRUN[@]}" 1 "$MPICH/tests/mpi_kernels"
 run_case "mpich/valgrind kernels np=1" 300 tests/valgrind_leaks.sh \

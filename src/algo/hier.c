@@ -34,7 +34,7 @@ void hier_init(hx *H, const collc_spec *s, collc_prog *P, int64_t units) {
   H->node = L->node_of[s->rank], H->me = L->local_of[s->rank], H->k = L->size[H->node];
   int64_t line = s->unit_bytes > 0 && 64 % s->unit_bytes == 0 ? 64 / s->unit_bytes : 1;
   H->S = (units + line - 1) / line * line;
-  if (H->k > 1) prog_need_shm(P, H->S * H->k);
+  if (H->k > 1) prog_need_shm(P, H->S * H->k > 0 ? H->S * H->k : 1); /* (flags even if empty) */
 }
 
 collc_opnd hier_region(hx *H, int j, int64_t off, int64_t n) {

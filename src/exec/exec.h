@@ -10,7 +10,27 @@
 #define COLLC_EXEC_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include "../ir/ir.h"
+
+/* A node's shared segment as the executor sees it (made by the MPI layer,
+ * src/mpi/node.c): data that every rank of the node maps, and one flag
+ * counter per local rank on its own cache line. A flag holds
+ * (seq - 1) * STEP_DONE + step of that rank's latest SIGNAL, seq counting
+ * the executions begun on the segment (the same on every rank of the
+ * node: they run the same collectives in the same order). */
+typedef struct shm_seg {
+  char *data;              /* 64-byte aligned */
+  size_t bytes;            /* capacity of data */
+  _Atomic uint64_t *flag;  /* local rank i's flag: flag[i * SEG_FLAG_STRIDE] */
+  uint64_t seq;            /* executions begun */
+  int yield;               /* the node has more ranks than cores: yield at once */
+  MPI_Win win;             /* (owner's business) */
+  MPI_Comm comm;           /* the node communicator (owner's business) */
+  struct shm_seg *next;    /* (owner's list) */
+} shm_seg;
+#define SEG_FLAG_STRIDE 8  /* uint64_t per flag: 64 bytes */
+#define SEG_POISON UINT64_MAX /* a flag after its rank failed mid-execution */
 
 /* How the user's buffers are typed: a unit of SEND is sendcount x sendtype,
  * a unit of RECV and TMP is recvcount x recvtype; reductions combine units
@@ -20,6 +40,8 @@ typedef struct {
   int sendcount, recvcount;
   MPI_Datatype sendtype, recvtype; /* sendtype ignored when in place */
   MPI_Op op;
+  shm_seg **seg; /* programs using the node segment: where it is (may be
+                    replaced by a larger one between executions) */
 } exec_bind;
 
 typedef struct collc_plan collc_plan;
@@ -46,6 +68,11 @@ void plan_abort(collc_plan *pl);
 /* Tag our messages with tag (default: the blocking interface's); plans
  * that may run concurrently on one communicator need distinct tags. */
 void plan_set_tag(collc_plan *pl, int tag);
+/* The plan takes over seg (a malloc'd cell holding its own segment) and
+ * retires the segment when freed. */
+void plan_own_segment(collc_plan *pl, shm_seg **seg);
+/* Bytes of node segment that program P needs when bound with b (0: none). */
+size_t plan_shm_bytes(const collc_prog *P, const exec_bind *b);
 /* Bytes this rank sends to other ranks per execution. */
 long long plan_bytes(const collc_plan *pl);
 const collc_prog *plan_prog(const collc_plan *pl);

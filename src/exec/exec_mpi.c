@@ -10,11 +10,13 @@
  * which is right for any datatype.
  */
 #include <limits.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include "exec.h"
 #include "kernels.h"
 #include "local.h"
+#include "segment.h"
 
 #define TAG_P2P 0x7c11
 #define TAG_SELF 0x7c12
@@ -57,6 +59,10 @@ struct collc_plan {
   char *tmp_base;
   long long bytes;
   int tag;               /* of our point-to-point messages */
+  shm_seg **seg;         /* the node segment (programs that use one) */
+  shm_seg **own_seg;     /* a persistent plan's own segment (retired when freed) */
+  uint64_t seq;          /* this execution's number on the segment */
+  int local;             /* my index in the node */
   int pc;                /* next instruction of a started execution */
   char *base[BUF_COUNT]; /* buffer bases of the current execution */
 };
@@ -199,6 +205,20 @@ static int alloc_tmp(collc_plan *pl, const exec_bind *b) {
   return MPI_SUCCESS;
 }
 
+/* Whether b's operation works on its type (MPI_ERR_OP if not): a plan on
+ * the node segment must not fail half-way on some ranks only, so it finds
+ * out before its first execution. */
+static int probe_op(const exec_bind *b) {
+  MPI_Aint lb, ext;
+  PMPI_Type_get_true_extent(b->recvtype, &lb, &ext);
+  char *m = calloc(2, (size_t)ext + 16);
+  if (!m) return MPI_ERR_NO_MEM;
+  int rc = PMPI_Reduce_local(m - lb, m + ext + 16 - lb, 1, b->recvtype, b->op), cls = rc;
+  free(m);
+  if (rc) PMPI_Error_class(rc, &cls);
+  return cls;
+}
+
 int plan_create(collc_prog *P, const exec_bind *b, MPI_Comm comm, const MPI_Comm *gcomm,
                 collc_plan **out) {
   collc_plan *pl = calloc(1, sizeof *pl);
@@ -216,6 +236,16 @@ int plan_create(collc_prog *P, const exec_bind *b, MPI_Comm comm, const MPI_Comm
   unit_init(&pl->u[0], b->sendcount, P->spec.in_place ? b->recvtype : b->sendtype);
   unit_init(&pl->u[1], b->recvcount, b->recvtype);
   pl->lx = (local_ctx){pl->u[1].ext, b->recvcount, b->recvtype, b->op, NULL};
+  pl->seg = b->seg;
+  if (P->shm_units && (!b->seg || !P->spec.layout)) {
+    plan_free(pl);
+    return MPI_ERR_INTERN;
+  }
+  if (P->shm_units) pl->local = P->spec.layout->local_of[P->spec.rank];
+  if (P->shm_units && b->op != MPI_OP_NULL && (rc = probe_op(b)) != MPI_SUCCESS) {
+    plan_free(pl);
+    return rc;
+  }
   if (b->op != MPI_OP_NULL && kernel_select(b->recvtype, b->op, &pl->ks)) pl->lx.k = &pl->ks;
   size_t nd = 2 * (size_t)P->nshapes + 1;
   pl->x = calloc((size_t)P->nins + 1, sizeof *pl->x);
@@ -256,6 +286,21 @@ static int testall(int n, MPI_Request *req, int *flag) {
 #pragma GCC diagnostic pop
 }
 
+/* AWAIT I: 1 once the peer's flag has reached the step (acquire). Not
+ * blocking: one look. Blocking: spin briefly, then yield the core (at
+ * once when the node's ranks outnumber its cores). */
+static int await_flag(collc_plan *pl, const collc_instr *I, int blocking) {
+  shm_seg *g = *pl->seg;
+  _Atomic uint64_t *f = &g->flag[pl->P->spec.layout->local_of[I->peer] * SEG_FLAG_STRIDE];
+  uint64_t want = (pl->seq - 1) * STEP_DONE + (uint64_t)I->n, v;
+  for (unsigned spins = 0;; spins++) {
+    if ((v = atomic_load_explicit(f, memory_order_acquire)) == SEG_POISON) return -1;
+    if (v >= want) return 1;
+    if (!blocking) return 0;
+    if (g->yield || spins >= 256) sched_yield();
+  }
+}
+
 /* Execute instruction a of the current execution; returns an MPI code.
  * Not blocking: a WAIT whose requests are not all complete sets *stall and
  * leaves them, and a group call is posted, not completed. */
@@ -283,13 +328,27 @@ static int step(collc_plan *pl, int a, int blocking, int *stall) {
     if (!blocking) return PMPI_Ialltoall(s, 1, X->src.type, d, 1, X->dst.type, X->gcomm, r);
     *r = MPI_REQUEST_NULL;
     return PMPI_Alltoall(s, 1, X->src.type, d, 1, X->dst.type, X->gcomm);
+  case COLLC_OP_SIGNAL:
+    atomic_store_explicit(&(*pl->seg)->flag[pl->local * SEG_FLAG_STRIDE],
+                          (pl->seq - 1) * STEP_DONE + (uint64_t)I->n, memory_order_release);
+    return MPI_SUCCESS;
+  case COLLC_OP_AWAIT: {
+    int got = await_flag(pl, I, blocking);
+    *stall = got == 0;
+    return got < 0 ? MPI_ERR_OTHER : MPI_SUCCESS;
+  }
   default: return MPI_SUCCESS;
   }
 }
 
 /* After a failure: cancel and release requests still in flight, so that
- * nothing of this call can match a later one. */
+ * nothing of this call can match a later one; on the node segment, poison
+ * my flag, so that peers waiting for me fail instead of hanging (the
+ * segment stays unusable: after an error MPI leaves the state undefined). */
 static void abandon(collc_plan *pl) {
+  if (pl->P->shm_units && pl->seg && *pl->seg)
+    atomic_store_explicit(&(*pl->seg)->flag[pl->local * SEG_FLAG_STRIDE], SEG_POISON,
+                          memory_order_release);
   for (int s = 0; s < pl->P->nslots; s++)
     if (pl->req[s] != MPI_REQUEST_NULL) {
       PMPI_Cancel(&pl->req[s]);
@@ -320,23 +379,35 @@ static int run(collc_plan *pl, int blocking, int *done) {
   return MPI_SUCCESS;
 }
 
-static void begin(collc_plan *pl, const void *sendbuf, void *recvbuf) {
+/* Bind the buffers of a new execution (and its number on the segment);
+ * MPI_ERR_INTERN if the segment is missing or too small. */
+static int begin(collc_plan *pl, const void *sendbuf, void *recvbuf) {
   pl->base[BUF_NONE] = NULL;
   pl->base[BUF_SEND] = (char *)(uintptr_t)sendbuf;
   pl->base[BUF_RECV] = recvbuf;
   pl->base[BUF_TMP] = pl->tmp_base;
+  pl->base[BUF_SHM] = NULL;
   pl->pc = 0;
+  if (!pl->P->shm_units) return MPI_SUCCESS;
+  shm_seg *g = *pl->seg;
+  if (!g || (size_t)(pl->P->shm_units * pl->u[1].ext) > g->bytes) {
+    pl->pc = pl->P->nins;
+    return MPI_ERR_INTERN;
+  }
+  pl->seq = ++g->seq;
+  pl->base[BUF_SHM] = g->data;
+  return MPI_SUCCESS;
 }
 
 int plan_execute(collc_plan *pl, const void *sendbuf, void *recvbuf) {
-  int done;
-  begin(pl, sendbuf, recvbuf);
-  return run(pl, 1, &done);
+  int done, rc = begin(pl, sendbuf, recvbuf);
+  return rc ? rc : run(pl, 1, &done);
 }
 
 int plan_start(collc_plan *pl, const void *sendbuf, void *recvbuf, int *done) {
-  begin(pl, sendbuf, recvbuf);
-  return run(pl, 0, done);
+  int rc = begin(pl, sendbuf, recvbuf);
+  *done = rc != MPI_SUCCESS;
+  return rc ? rc : run(pl, 0, done);
 }
 
 int plan_test(collc_plan *pl, int *done) { return run(pl, 0, done); }
@@ -355,6 +426,12 @@ void plan_abort(collc_plan *pl) {
 
 long long plan_bytes(const collc_plan *pl) { return pl->bytes; }
 
+size_t plan_shm_bytes(const collc_prog *P, const exec_bind *b) {
+  MPI_Aint lb, ext;
+  if (!P->shm_units || PMPI_Type_get_extent(b->recvtype, &lb, &ext)) return 0;
+  return (size_t)(P->shm_units * ext * b->recvcount);
+}
+
 const collc_prog *plan_prog(const collc_plan *pl) { return pl->P; }
 
 void plan_free(collc_plan *pl) {
@@ -362,6 +439,10 @@ void plan_free(collc_plan *pl) {
   for (int i = 0; i < pl->nowned; i++) PMPI_Type_free(&pl->owned[i]);
   free(pl->owned), free(pl->dt), free(pl->dtcount), free(pl->x), free(pl->req);
   free(pl->tmp_mem);
+  if (pl->own_seg && *pl->own_seg) seg_retire(*pl->own_seg);
+  free(pl->own_seg);
   prog_free(pl->P);
   free(pl);
 }
+
+void plan_own_segment(collc_plan *pl, shm_seg **seg) { pl->own_seg = seg; }

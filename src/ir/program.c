@@ -306,6 +306,9 @@ static void check_sync(collc_prog *P, int addr, const collc_instr *I) {
   if (I->op == COLLC_OP_SIGNAL && (I->n < 1 || I->n > STEP_DONE))
     prog_fail(P, COLLC_EINVAL, "addr %d: SIGNAL step %lld out of 1..%d", addr, (long long)I->n,
               STEP_DONE);
+  if (!P->shm_units)
+    prog_fail(P, COLLC_EINVAL, "addr %d: %s in a program without a node segment", addr,
+              ops_name(I->op));
   if (I->op != COLLC_OP_AWAIT) return;
   if (I->n < 0 || I->n > STEP_DONE)
     prog_fail(P, COLLC_EINVAL, "addr %d: AWAIT step %lld out of 0..%d", addr, (long long)I->n,

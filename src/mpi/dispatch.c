@@ -7,13 +7,16 @@
  * plan for this rank's datatypes and counts) is local: a miss compiles and
  * binds without talking to other ranks. MPI allows ranks to type the same
  * data differently, so bindings may hit on one rank and miss on another. */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 #include "dispatch.h"
 #include "args.h"
 #include "../plan/config.h"
 #include "../ir/wisdom.h"
+#include "../exec/segment.h"
 
 /* The program of choice c for spec s: from the wisdom directory if one is
  * set and holds it (a damaged or stale file: one warning, compiled again),
@@ -93,28 +96,49 @@ static void binding_key_of(const dispatch_call *d, binding_key *k) {
   k->rserial = type_serial(k->rtype);
 }
 
-/* Bind the compiled program P for d (local; P taken over). With create,
- * missing group communicators are split off (collective). */
+/* Bind the compiled program P for d (local; P taken over) to segment
+ * *seg. With create, missing group communicators are split off
+ * (collective). */
 static int bind(const dispatch_call *d, collc_state *st, collc_prog *P, int create,
-                collc_plan **pl) {
+                shm_seg **seg, collc_plan **pl) {
   MPI_Comm gcomm[COLLC_MAXF + 1];
+  exec_bind b = d->bind;
   int rc = P->ngroups <= COLLC_MAXF ? state_group_comms(st, P, gcomm, create) : MPI_ERR_INTERN;
   if (rc) {
     prog_free(P);
     return rc;
   }
-  return plan_create(P, &d->bind, st->priv, gcomm, pl);
+  b.seg = seg;
+  return plan_create(P, &b, st->priv, gcomm, pl);
+}
+
+/* Segment bytes for program P of call d, agreed over comm (collective):
+ * the most any rank needs; -1 if ranks bind units of different extent
+ * (the segment's layout would differ between them). */
+static long long shm_need(const dispatch_call *d, const collc_prog *P) {
+  MPI_Aint lb, ext = 0;
+  long long v[3] = {0, LLONG_MIN, LLONG_MIN}, all[3] = {0, 0, 0}; /* (no segment: no say) */
+  if (P && P->shm_units) {
+    PMPI_Type_get_extent(d->bind.recvtype, &lb, &ext);
+    v[0] = (long long)plan_shm_bytes(P, &d->bind);
+    v[1] = (long long)ext * d->bind.recvcount, v[2] = -v[1];
+  }
+  if (PMPI_Allreduce(v, all, 3, MPI_LONG_LONG, MPI_MAX, d->comm)) return -1;
+  if (v[0] && (all[1] != v[1] || -all[2] != v[1])) return -1;
+  return all[0];
 }
 
 /* Decide call d anew under key dk (collective): the choice, and on every
  * rank a bound plan, or native on every rank. *err gets MPI_ERR_ARG for an
  * unusable forced text; NULL means "native, uncached". */
-static decision *decide(const dispatch_call *d, const char *text, int forced,
+static decision *decide(dispatch_call *d, const char *text, int forced,
                         const decision_key *dk, const binding_key *bk, int *err) {
   collc_choice c;
   char why[200] = "";
   collc_state *st = state_get(d->comm, 1);
-  if ((*err = choose(d, text, forced, &c)) || !agree(d->comm, st != NULL)) return NULL;
+  if (!agree(d->comm, st != NULL)) return (*err = 0), NULL;
+  if (state_layout(st, d->comm) == MPI_SUCCESS) d->spec.layout = st->layout;
+  if ((*err = choose(d, text, forced, &c))) return NULL;
   decision *D = cache_add_decision(st, dk, text);
   if (!agree(d->comm, D != NULL)) return NULL; /* (an orphan D stays cached as native) */
   D->choice = c;
@@ -122,7 +146,10 @@ static decision *decide(const dispatch_call *d, const char *text, int forced,
   collc_prog *P = compile(&d->spec, &c, why, sizeof why);
   collc_plan *pl = NULL;
   int ok = agree(d->comm, P != NULL) && state_priv(st, d->comm) == MPI_SUCCESS;
-  if (ok) ok = bind(d, st, P, 1, &pl) == MPI_SUCCESS;
+  long long shm = ok ? shm_need(d, P) : 0;
+  if (shm < 0) snprintf(why, sizeof why, "ranks type the segment differently");
+  if (ok) ok = agree(d->comm, shm >= 0 && state_segment(st, (size_t)shm) == MPI_SUCCESS);
+  if (ok) ok = bind(d, st, P, 1, &st->seg, &pl) == MPI_SUCCESS;
   else prog_free(P);
   if (!agree(d->comm, ok)) {
     collc_warn_once(dk->algo, "cannot build %s (%s); using native", dk->algo,
@@ -144,7 +171,8 @@ static int plan_of(const dispatch_call *d, decision *D, const binding_key *bk, c
   *tmp = 0;
   if ((*pl = cache_plan(D, bk))) return MPI_SUCCESS;
   collc_prog *P = compile(&d->spec, &D->choice, why, sizeof why);
-  int rc = P ? bind(d, state_get(d->comm, 0), P, 0, pl) : MPI_ERR_NO_MEM;
+  collc_state *st = state_get(d->comm, 0);
+  int rc = P ? bind(d, st, P, 0, &st->seg, pl) : MPI_ERR_NO_MEM;
   if (rc) return rc;
   if (bk->sserial >= 0 && bk->rserial >= 0) cache_add_plan(D, bk, *pl);
   else *tmp = 1;
@@ -196,16 +224,25 @@ static int persist(const dispatch_call *call, decision *D) {
   for (; !rc && n < P->ngroups; n++) /* collective over each group, in program order */
     if ((rc = PMPI_Comm_dup(g[n], &dup[n]))) break;
   collc_plan *pl = NULL;
+  shm_seg **seg = calloc(1, sizeof *seg);
+  long long shm = rc ? 0 : shm_need(d, P);
+  if (!rc && (!seg || shm < 0)) rc = seg ? MPI_ERR_TYPE : MPI_ERR_NO_MEM;
+  if (!rc && shm > 0) rc = state_own_segment(st, (size_t)shm, seg);
   if (!rc) {
-    rc = plan_create(P, &d->bind, st->priv, dup, &pl);
+    exec_bind b = d->bind;
+    b.seg = seg;
+    rc = plan_create(P, &b, st->priv, dup, &pl);
     P = NULL;
   }
   prog_free(P);
   if (rc) {
     while (n > 0) PMPI_Comm_free(&dup[--n]);
+    if (seg && *seg) seg_retire(*seg);
+    free(seg);
     request_free_types(d);
     return rc;
   }
+  plan_own_segment(pl, seg);
   plan_set_tag(pl, state_next_tag(st));
   return request_create(d, REQ_PLAN, pl, dup, n, D->algo, plan_bytes(pl));
 }
@@ -217,7 +254,10 @@ int dispatch(const dispatch_call *d, const char *forced, long long native_bytes)
   collc_choice c;
   int rc, tmp = 0;
   if (d->spec.unit_bytes == 0) { /* nothing moves, on every rank */
-    if ((rc = choose(d, text, forced != NULL, &c))) return collc_raise(d->comm, rc);
+    collc_state *st = strcmp(text, "native") ? state_get(d->comm, 1) : NULL;
+    dispatch_call z = *d; /* (the layout, for choices that need one) */
+    if (st && state_layout(st, d->comm) == MPI_SUCCESS) z.spec.layout = st->layout;
+    if ((rc = choose(&z, text, forced != NULL, &c))) return collc_raise(d->comm, rc);
     if (d->request) { /* counted at each start; needs no datatypes */
       dispatch_call e = *d;
       e.bind.sendtype = e.bind.recvtype = MPI_DATATYPE_NULL;
@@ -228,12 +268,15 @@ int dispatch(const dispatch_call *d, const char *forced, long long native_bytes)
     return MPI_SUCCESS;
   }
   decision *D = NULL;
+  dispatch_call call = *d; /* with the node layout */
   if (strcmp(text, "native") != 0) {
     collc_state *st = state_get(d->comm, 0);
+    if (st) call.spec.layout = st->layout;
+    d = &call;
     decision_key_of(d, &dk);
     binding_key_of(d, &bk);
     if (!st || !(D = cache_decision(st, &dk, text)))
-      D = decide(d, text, forced != NULL, &dk, &bk, &rc);
+      D = decide(&call, text, forced != NULL, &dk, &bk, &rc);
     if (!D && rc) return collc_raise(d->comm, rc);
   }
   if (!D || D->algo == 0) return dispatch_native(d, native_bytes);

@@ -59,6 +59,11 @@ typedef struct {
   decision *dec[STATE_MAX_DECISIONS];
   int ndec;     /* most recently used first */
   int next_tag; /* of the next persistent plan */
+  int layout_done;        /* node discovery ran (collective, once) */
+  collc_layout *layout;   /* which ranks share a node; NULL: none or disabled */
+  MPI_Comm node;          /* my node's communicator (MPI_COMM_NULL if alone or none) */
+  int yield;              /* my node has more ranks than cores */
+  shm_seg *seg;           /* node segment of the blocking plans (grown on demand) */
   int refs;     /* persistent requests using this state */
   int orphan;   /* the communicator is gone; freed with the last reference */
 } collc_state;
@@ -82,6 +87,18 @@ int state_add_family(collc_state *st, int n, int stride, MPI_Comm gcomm);
  * are split off (collective: in program order, identical on every rank);
  * without, a missing family is MPI_ERR_INTERN. */
 int state_group_comms(collc_state *st, const collc_prog *P, MPI_Comm *out, int create);
+
+/* Nodes (node.c). Discover which ranks of comm share a node (collective,
+ * once per state): MPI_Comm_split_type(SHARED), COLLC_NODE_SIZE virtual
+ * nodes inside, COLLC_SHM=0 none. Sets st->layout, st->node, st->yield. */
+int state_layout(collc_state *st, MPI_Comm comm);
+/* Make st's node segment hold at least bytes (collective over comm; every
+ * rank passes the same bytes). MPI_SUCCESS or an MPI error code. */
+int state_segment(collc_state *st, size_t bytes);
+/* A new segment of bytes for one persistent plan (collective over comm). */
+int state_own_segment(collc_state *st, size_t bytes, shm_seg **out);
+/* Free st's node resources (with the state). */
+void state_free_nodes(collc_state *st);
 
 /* Decision and binding caches (cache.c). */
 /* The cached decision for key with selection text (key->algo is ignored;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "../exec/segment.h"
 
 static int comm_keyval = MPI_KEYVAL_INVALID;
 static int type_keyval = MPI_KEYVAL_INVALID;
@@ -14,8 +15,12 @@ static long type_next_serial = 1;
 static pthread_once_t keyvals_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t serial_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void state_free(collc_state *st) {
+/* Free st; collective (in MPI_Comm_free) or not (the last persistent
+ * request of an orphan): then its node segment is only retired. */
+static void state_free(collc_state *st, int collective) {
   cache_clear(st);
+  if (!collective && st->seg) seg_retire(st->seg), st->seg = NULL;
+  state_free_nodes(st);
   for (int i = 0; i < st->nfam; i++)
     if (st->fam[i].comm != MPI_COMM_NULL) PMPI_Comm_free(&st->fam[i].comm);
   if (st->priv != MPI_COMM_NULL) PMPI_Comm_free(&st->priv);
@@ -26,14 +31,14 @@ static int state_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
   collc_state *st = attr;
   (void)comm, (void)keyval, (void)extra;
   if (st->refs > 0) st->orphan = 1; /* persistent requests still use it */
-  else state_free(st);
+  else state_free(st, 1);
   return MPI_SUCCESS;
 }
 
 void state_ref(collc_state *st) { st->refs++; }
 
 void state_unref(collc_state *st) {
-  if (--st->refs == 0 && st->orphan) state_free(st);
+  if (--st->refs == 0 && st->orphan) state_free(st, 0);
 }
 
 int state_next_tag(collc_state *st) {
@@ -57,7 +62,7 @@ collc_state *state_get(MPI_Comm comm, int create) {
   if (!create) return NULL;
   collc_state *st = calloc(1, sizeof *st);
   if (!st) return NULL;
-  st->priv = MPI_COMM_NULL;
+  st->priv = st->node = MPI_COMM_NULL;
   if (PMPI_Comm_set_attr(comm, comm_keyval, st) != MPI_SUCCESS) {
     free(st);
     return NULL;

@@ -18,6 +18,13 @@ static int env_flag(const char *name) {
 static void config_read(void) {
   cfg.disable = env_flag("COLLC_DISABLE");
   cfg.stats = env_flag("COLLC_STATS");
+  const char *shm = getenv("COLLC_SHM"), *ns = getenv("COLLC_NODE_SIZE");
+  cfg.shm = !(shm && !strcmp(shm, "0"));
+  if (ns && *ns) {
+    char *end;
+    long k = strtol(ns, &end, 10);
+    cfg.node_size = *end || k < 1 || k > (1 << 30) ? -1 : (int)k;
+  }
   const char *w = getenv("COLLC_WISDOM");
   snprintf(cfg.wisdom, sizeof cfg.wisdom, "%s", w && strlen(w) < sizeof cfg.wisdom ? w : "");
   for (int c = 0; c < COLLC_COLL_COUNT; c++) {

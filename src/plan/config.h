@@ -8,6 +8,9 @@ typedef struct {
   int disable;                          /* COLLC_DISABLE=1: pure pass-through */
   int stats;                            /* COLLC_STATS=1: per-algorithm counts at finalize */
   char wisdom[1024];                    /* COLLC_WISDOM: directory of saved plans, "" = off */
+  int shm;                              /* COLLC_SHM=0: no shared memory (default on) */
+  int node_size;                        /* COLLC_NODE_SIZE=k: virtual nodes of k ranks; 0 = real
+                                           nodes; -1 = a bad value (warned, then real nodes) */
   char algorithm[COLLC_COLL_COUNT][256]; /* COLLC_<COLLECTIVE>, "" when unset */
   char env_name[COLLC_COLL_COUNT][32];   /* "COLLC_ALLTOALL", ... */
 } collc_config;

@@ -94,6 +94,10 @@ static void all_algos(algo_list *L, int p, int quick) {
   char text[ALGO_LEN];
   L->n = 0;
   algo_add(L, "native");
+  if (tl_env_int("COLLC_TEST_HIER", 0)) { /* node-aware (with COLLC_NODE_SIZE) */
+    algo_add(L, "hier");
+    return;
+  }
   algo_add(L, "pairwise");
   algo_add(L, "linear");
   algo_add(L, "bruck:2");

@@ -225,9 +225,22 @@ static void tree_lists(algo_list *L, int p, int quick) {
   if (p >= 2 && !quick) algo_add(L, "tree:%d", p);
 }
 
+/* Node-aware plans (COLLC_TEST_HIER=1, with COLLC_NODE_SIZE): native and
+ * hier in its variants. */
+static void hier_algos(algo_list *L, int coll) {
+  L->n = 0;
+  algo_add(L, "native");
+  algo_add(L, "hier");
+  if (coll == C_ALLREDUCE) algo_add(L, "hier:node=tree");
+  if (coll == C_ALLREDUCE) algo_add(L, "hier:net=recexch:flat");
+  if (coll == C_ALLREDUCE) algo_add(L, "hier:node=tree:net=tree:3");
+  if (coll == C_REDUCE || coll == C_BCAST) algo_add(L, "hier:net=tree:3");
+}
+
 /* Every algorithm of the matrix for collective coll on p ranks. */
 static void all_algos(algo_list *L, int coll, int p, int quick) {
   L->n = 0;
+  if (tl_env_int("COLLC_TEST_HIER", 0)) return hier_algos(L, coll);
   algo_add(L, "native");
   if (coll == C_ALLREDUCE || coll == C_RSB || coll == C_ALLGATHER) {
     algo_add(L, "recexch");
