@@ -110,7 +110,7 @@ bench: deps
 asan:
 	$(MAKE) tests BUILD=build-asan MPICC=mpicc.openmpi \
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
-	  LDLIBS="-lz -lm -pthread -fsanitize=address,undefined"
+	  LDLIBS="-lz -lm -lhwloc -pthread -fsanitize=address,undefined"
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
