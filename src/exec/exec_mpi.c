@@ -62,6 +62,8 @@ struct collc_plan {
   shm_seg **seg;         /* the node segment (programs that use one) */
   shm_seg **own_seg;     /* a persistent plan's own segment (retired when freed) */
   uint64_t seq;          /* this execution's number on the segment */
+  MPI_Aint shm_lb;       /* true lower bound of a unit: the segment base is shifted by it */
+  size_t shm_bytes;      /* segment bytes this plan touches */
   int local;             /* my index in the node */
   int pc;                /* next instruction of a started execution */
   char *base[BUF_COUNT]; /* buffer bases of the current execution */
@@ -241,7 +243,13 @@ int plan_create(collc_prog *P, const exec_bind *b, MPI_Comm comm, const MPI_Comm
     plan_free(pl);
     return MPI_ERR_INTERN;
   }
-  if (P->shm_units) pl->local = P->spec.layout->local_of[P->spec.rank];
+  if (P->shm_units) {
+    MPI_Aint tlb, text;
+    PMPI_Type_get_true_extent(b->recvtype, &tlb, &text);
+    pl->local = P->spec.layout->local_of[P->spec.rank];
+    pl->shm_lb = tlb;
+    pl->shm_bytes = plan_shm_bytes(P, b);
+  }
   if (P->shm_units && b->op != MPI_OP_NULL && (rc = probe_op(b)) != MPI_SUCCESS) {
     plan_free(pl);
     return rc;
@@ -390,12 +398,12 @@ static int begin(collc_plan *pl, const void *sendbuf, void *recvbuf) {
   pl->pc = 0;
   if (!pl->P->shm_units) return MPI_SUCCESS;
   shm_seg *g = *pl->seg;
-  if (!g || (size_t)(pl->P->shm_units * pl->u[1].ext) > g->bytes) {
+  if (!g || pl->shm_bytes > g->bytes) {
     pl->pc = pl->P->nins;
     return MPI_ERR_INTERN;
   }
   pl->seq = ++g->seq;
-  pl->base[BUF_SHM] = g->data;
+  pl->base[BUF_SHM] = g->data - pl->shm_lb; /* unit u's data at data + u * extent */
   return MPI_SUCCESS;
 }
 
@@ -427,9 +435,11 @@ void plan_abort(collc_plan *pl) {
 long long plan_bytes(const collc_plan *pl) { return pl->bytes; }
 
 size_t plan_shm_bytes(const collc_prog *P, const exec_bind *b) {
-  MPI_Aint lb, ext;
-  if (!P->shm_units || PMPI_Type_get_extent(b->recvtype, &lb, &ext)) return 0;
-  return (size_t)(P->shm_units * ext * b->recvcount);
+  MPI_Aint lb, ext, tlb, text;
+  if (!P->shm_units || PMPI_Type_get_extent(b->recvtype, &lb, &ext) ||
+      PMPI_Type_get_true_extent(b->recvtype, &tlb, &text))
+    return 0;
+  return (size_t)(P->shm_units * ext * b->recvcount) + (size_t)(text > ext ? text : ext);
 }
 
 const collc_prog *plan_prog(const collc_plan *pl) { return pl->P; }

@@ -148,7 +148,8 @@ static decision *decide(dispatch_call *d, const char *text, int forced,
   int ok = agree(d->comm, P != NULL) && state_priv(st, d->comm) == MPI_SUCCESS;
   long long shm = ok ? shm_need(d, P) : 0;
   if (shm < 0) snprintf(why, sizeof why, "ranks type the segment differently");
-  if (ok) ok = agree(d->comm, shm >= 0 && state_segment(st, (size_t)shm) == MPI_SUCCESS);
+  /* (+64 KiB: later bindings of this decision may type units with a longer true extent) */
+  if (ok) ok = agree(d->comm, shm >= 0 && state_segment(st, shm ? (size_t)shm + 65536 : 0) == MPI_SUCCESS);
   if (ok) ok = bind(d, st, P, 1, &st->seg, &pl) == MPI_SUCCESS;
   else prog_free(P);
   if (!agree(d->comm, ok)) {
