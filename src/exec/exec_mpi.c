@@ -398,7 +398,10 @@ static int begin(collc_plan *pl, const void *sendbuf, void *recvbuf) {
   pl->pc = 0;
   if (!pl->P->shm_units) return MPI_SUCCESS;
   shm_seg *g = *pl->seg;
-  if (!g || pl->shm_bytes > g->bytes) {
+  if (!g || pl->shm_bytes > g->bytes) { /* peers must not wait for me */
+    if (g)
+      atomic_store_explicit(&g->flag[pl->local * SEG_FLAG_STRIDE], SEG_POISON,
+                            memory_order_release);
     pl->pc = pl->P->nins;
     return MPI_ERR_INTERN;
   }
