@@ -139,14 +139,21 @@ static void fold_regions(hx *H, int64_t off, int64_t n, collc_opnd dst) {
   free(pieces);
 }
 
-/* Allreduce in place on RECV[off, off+n) among lane `lane` (no-op alone). */
-static void lane_allreduce(hx *H, const collc_choice *c, int lane, int64_t off, int64_t n) {
-  int *rank = H->L->nnodes > 1 && n > 0 ? lane_ranks(H, lane, -1) : NULL;
+/* Emit x among lane `lane` (the root, root >= 0, standing in for its
+ * node), its scratch after everything asked so far; nothing on one node. */
+static void emit_lane(hx *H, int lane, int root, hier_sub x) {
+  int *rank = H->L->nnodes > 1 && x.count > 0 ? lane_ranks(H, lane, root) : NULL;
   if (!rank) return;
-  hier_sub x = {COLLC_COLL_ALLREDUCE, n, 0, 1, BUF_RECV, BUF_RECV, 0, off, H->P->tmp_units, rank,
-                c->net};
+  x.rank = rank;
+  x.tmp_off = H->P->tmp_units;
   hier_emit_sub(H, &x);
   free(rank);
+}
+
+/* Allreduce in place on RECV[off, off+n) among lane `lane` (no-op alone). */
+static void lane_allreduce(hx *H, const collc_choice *c, int lane, int64_t off, int64_t n) {
+  hier_sub x = {COLLC_COLL_ALLREDUCE, n, 0, 1, BUF_RECV, BUF_RECV, 0, off, 0, NULL, c->net};
+  emit_lane(H, lane, -1, x);
 }
 
 /* node=rs: see the file comment. */
@@ -244,12 +251,10 @@ static int gen_reduce(const collc_spec *s, const collc_choice *c, collc_prog *P)
     prog_copy(P, part, compact(P, BUF_RECV, 0, n));
     part = compact(P, BUF_RECV, 0, n);
   }
-  int *rank = mine && H.L->nnodes > 1 ? lane_ranks(&H, 0, s->root) : NULL;
-  if (rank) {
-    hier_sub x = {COLLC_COLL_REDUCE, n, root_node, is_root, part.buf, BUF_RECV, part.off, 0,
-                  P->tmp_units, rank, c->net};
-    hier_emit_sub(&H, &x);
-    free(rank);
+  if (mine) {
+    hier_sub x = {COLLC_COLL_REDUCE, n, root_node, is_root, part.buf, BUF_RECV, part.off, 0, 0,
+                  NULL, c->net};
+    emit_lane(&H, 0, s->root, x);
   }
   hier_leave(&H);
   return P->err;
@@ -262,12 +267,9 @@ static int gen_bcast(const collc_spec *s, const collc_choice *c, collc_prog *P) 
   int64_t n = s->count;
   hier_init(&H, s, P, n);
   int root_node = H.L->node_of[s->root], lead = H.node == root_node ? s->root : hier_rank(&H, 0);
-  int *rank = s->rank == lead && H.L->nnodes > 1 ? lane_ranks(&H, 0, s->root) : NULL;
-  if (rank) {
-    hier_sub x = {COLLC_COLL_BCAST, n, root_node, 1, BUF_RECV, BUF_RECV, 0, 0, P->tmp_units, rank,
-                  c->net};
-    hier_emit_sub(&H, &x);
-    free(rank);
+  if (s->rank == lead) {
+    hier_sub x = {COLLC_COLL_BCAST, n, root_node, 1, BUF_RECV, BUF_RECV, 0, 0, 0, NULL, c->net};
+    emit_lane(&H, 0, s->root, x);
   }
   if (H.k == 1) return P->err;
   int lj = H.L->local_of[lead];
