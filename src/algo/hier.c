@@ -86,7 +86,7 @@ int hier_check_sub(const collc_spec *s, int coll, const char *text, int64_t coun
   if (!*text) text = net_default(coll);
   if (choice_parse(coll, text, &c, why, wlen) || choice_resolve(&t, &c, why, wlen))
     return COLLC_EUNFIT;
-  if (choice_is_native(&c) || algo_registry[c.algo]->gen == NULL || c.algo == algo_find(coll, "hier", 4)) {
+  if (choice_is_native(&c) || c.algo == algo_find(coll, "hier", 4)) { /* (views do not nest) */
     snprintf(why, wlen, "net=%s: needs a message schedule", text);
     return COLLC_EUNFIT;
   }

@@ -26,7 +26,6 @@ typedef struct shm_seg {
   uint64_t seq;            /* executions begun */
   int yield;               /* the node has more ranks than cores: yield at once */
   MPI_Win win;             /* (owner's business) */
-  MPI_Comm comm;           /* the node communicator (owner's business) */
   struct shm_seg *next;    /* (owner's list) */
 } shm_seg;
 #define SEG_FLAG_STRIDE 8  /* uint64_t per flag: 64 bytes */

@@ -40,6 +40,7 @@ typedef struct {
   xopnd src, dst;
   MPI_Comm gcomm;
   int memcpy_ok;
+  int flag; /* AWAIT: the peer's flag, index into the segment's flag array */
 } xins;
 
 struct collc_plan {
@@ -64,7 +65,7 @@ struct collc_plan {
   uint64_t seq;          /* this execution's number on the segment */
   MPI_Aint shm_lb;       /* true lower bound of a unit: the segment base is shifted by it */
   size_t shm_bytes;      /* segment bytes this plan touches */
-  int local;             /* my index in the node */
+  int flag;              /* my flag: index into the segment's flag array */
   int pc;                /* next instruction of a started execution */
   char *base[BUF_COUNT]; /* buffer bases of the current execution */
 };
@@ -162,6 +163,10 @@ static int resolve_instr(collc_plan *pl, int a, const MPI_Comm *gcomm) {
   const collc_instr *I = &pl->P->ins[a];
   xins *X = &pl->x[a];
   int f = ops_flags(I->op), rc = MPI_SUCCESS;
+  if (I->op == COLLC_OP_AWAIT) {
+    X->flag = pl->P->spec.layout->local_of[I->peer] * SEG_FLAG_STRIDE;
+    return MPI_SUCCESS;
+  }
   if (f & OPF_GROUP) {
     X->gcomm = gcomm[I->peer];
     rc = resolve_tiled(pl, I->src, I->n, &X->src);
@@ -221,6 +226,21 @@ static int probe_op(const exec_bind *b) {
   return cls;
 }
 
+/* Where a program on the node segment finds it: my flag, the base shift
+ * and size for b's units; the operation probed. MPI_SUCCESS or a class. */
+static int bind_segment(collc_plan *pl, const exec_bind *b) {
+  const collc_prog *P = pl->P;
+  MPI_Aint tlb, text;
+  if (!P->shm_units) return MPI_SUCCESS;
+  if (!b->seg || !P->spec.layout) return MPI_ERR_INTERN;
+  PMPI_Type_get_true_extent(b->recvtype, &tlb, &text);
+  pl->seg = b->seg;
+  pl->flag = P->spec.layout->local_of[P->spec.rank] * SEG_FLAG_STRIDE;
+  pl->shm_lb = tlb;
+  pl->shm_bytes = plan_shm_bytes(P, b);
+  return b->op != MPI_OP_NULL ? probe_op(b) : MPI_SUCCESS;
+}
+
 int plan_create(collc_prog *P, const exec_bind *b, MPI_Comm comm, const MPI_Comm *gcomm,
                 collc_plan **out) {
   collc_plan *pl = calloc(1, sizeof *pl);
@@ -238,22 +258,11 @@ int plan_create(collc_prog *P, const exec_bind *b, MPI_Comm comm, const MPI_Comm
   unit_init(&pl->u[0], b->sendcount, P->spec.in_place ? b->recvtype : b->sendtype);
   unit_init(&pl->u[1], b->recvcount, b->recvtype);
   pl->lx = (local_ctx){pl->u[1].ext, b->recvcount, b->recvtype, b->op, NULL};
-  pl->seg = b->seg;
-  if (P->shm_units && (!b->seg || !P->spec.layout)) {
-    plan_free(pl);
-    return MPI_ERR_INTERN;
-  }
-  if (P->shm_units) {
-    MPI_Aint tlb, text;
-    PMPI_Type_get_true_extent(b->recvtype, &tlb, &text);
-    pl->local = P->spec.layout->local_of[P->spec.rank];
-    pl->shm_lb = tlb;
-    pl->shm_bytes = plan_shm_bytes(P, b);
-  }
-  if (P->shm_units && b->op != MPI_OP_NULL && (rc = probe_op(b)) != MPI_SUCCESS) {
+  if ((rc = bind_segment(pl, b)) != MPI_SUCCESS) {
     plan_free(pl);
     return rc;
   }
+  rc = MPI_ERR_NO_MEM;
   if (b->op != MPI_OP_NULL && kernel_select(b->recvtype, b->op, &pl->ks)) pl->lx.k = &pl->ks;
   size_t nd = 2 * (size_t)P->nshapes + 1;
   pl->x = calloc((size_t)P->nins + 1, sizeof *pl->x);
@@ -294,12 +303,17 @@ static int testall(int n, MPI_Request *req, int *flag) {
 #pragma GCC diagnostic pop
 }
 
-/* AWAIT I: 1 once the peer's flag has reached the step (acquire). Not
+/* Publish v in my flag (release). */
+static void set_flag(collc_plan *pl, shm_seg *g, uint64_t v) {
+  atomic_store_explicit(&g->flag[pl->flag], v, memory_order_release);
+}
+
+/* AWAIT I on the peer flag at index flag: 1 once it reached the step (acquire). Not
  * blocking: one look. Blocking: spin briefly, then yield the core (at
  * once when the node's ranks outnumber its cores). */
-static int await_flag(collc_plan *pl, const collc_instr *I, int blocking) {
+static int await_flag(collc_plan *pl, const collc_instr *I, int flag, int blocking) {
   shm_seg *g = *pl->seg;
-  _Atomic uint64_t *f = &g->flag[pl->P->spec.layout->local_of[I->peer] * SEG_FLAG_STRIDE];
+  _Atomic uint64_t *f = &g->flag[flag];
   uint64_t want = (pl->seq - 1) * STEP_DONE + (uint64_t)I->n, v;
   for (unsigned spins = 0;; spins++) {
     if ((v = atomic_load_explicit(f, memory_order_acquire)) == SEG_POISON) return -1;
@@ -337,11 +351,10 @@ static int step(collc_plan *pl, int a, int blocking, int *stall) {
     *r = MPI_REQUEST_NULL;
     return PMPI_Alltoall(s, 1, X->src.type, d, 1, X->dst.type, X->gcomm);
   case COLLC_OP_SIGNAL:
-    atomic_store_explicit(&(*pl->seg)->flag[pl->local * SEG_FLAG_STRIDE],
-                          (pl->seq - 1) * STEP_DONE + (uint64_t)I->n, memory_order_release);
+    set_flag(pl, *pl->seg, (pl->seq - 1) * STEP_DONE + (uint64_t)I->n);
     return MPI_SUCCESS;
   case COLLC_OP_AWAIT: {
-    int got = await_flag(pl, I, blocking);
+    int got = await_flag(pl, I, X->flag, blocking);
     *stall = got == 0;
     return got < 0 ? MPI_ERR_OTHER : MPI_SUCCESS;
   }
@@ -354,9 +367,7 @@ static int step(collc_plan *pl, int a, int blocking, int *stall) {
  * my flag, so that peers waiting for me fail instead of hanging (the
  * segment stays unusable: after an error MPI leaves the state undefined). */
 static void abandon(collc_plan *pl) {
-  if (pl->P->shm_units && pl->seg && *pl->seg)
-    atomic_store_explicit(&(*pl->seg)->flag[pl->local * SEG_FLAG_STRIDE], SEG_POISON,
-                          memory_order_release);
+  if (pl->P->shm_units && *pl->seg) set_flag(pl, *pl->seg, SEG_POISON);
   for (int s = 0; s < pl->P->nslots; s++)
     if (pl->req[s] != MPI_REQUEST_NULL) {
       PMPI_Cancel(&pl->req[s]);
@@ -399,9 +410,7 @@ static int begin(collc_plan *pl, const void *sendbuf, void *recvbuf) {
   if (!pl->P->shm_units) return MPI_SUCCESS;
   shm_seg *g = *pl->seg;
   if (!g || pl->shm_bytes > g->bytes) { /* peers must not wait for me */
-    if (g)
-      atomic_store_explicit(&g->flag[pl->local * SEG_FLAG_STRIDE], SEG_POISON,
-                            memory_order_release);
+    if (g) set_flag(pl, g, SEG_POISON);
     pl->pc = pl->P->nins;
     return MPI_ERR_INTERN;
   }

@@ -50,7 +50,6 @@ int seg_new(MPI_Comm node, size_t bytes, int yield, shm_seg **out) {
   g->data = base + head_bytes;
   g->bytes = data;
   g->yield = yield;
-  g->comm = node;
   pthread_mutex_lock(&list_lock);
   if (tail) tail->next = g;
   else head = g;
