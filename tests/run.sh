@@ -127,6 +127,10 @@ done
 run_case "openmpi/hier stress np=6 node=4 (4+2)" 180 env COLLC_NODE_SIZE=4 \
   "${OMPIRUN[@]}" 6 "$OMPI/tests/mpi_shm_stress"
 run_case "openmpi/hier stress on real nodes np=4" 180 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_shm_stress"
+for k in 2 3; do
+  run_case "openmpi/hier persistent np=5 node=$k" 180 env COLLC_TEST_HIER=1 COLLC_NODE_SIZE=$k \
+    "${OMPIRUN[@]}" 5 "$OMPI/tests/mpi_persistent"
+done
 run_case "openmpi/reductions with the AVX op component np=4" 120 mpirun.openmpi --oversubscribe \
   --bind-to none --mca mpi_yield_when_idle 1 --mca btl_vader_single_copy_mechanism none \
   -np 4 "$OMPI/tests/mpi_reductions"
@@ -199,6 +203,8 @@ run_case "mpich/hier alltoall np=5 node=2" 240 env COLLC_TEST_QUICK=1 COLLC_TEST
   COLLC_NODE_SIZE=2 "${MPICHRUN[@]}" 5 "$MPICH/tests/mpi_alltoall"
 run_case "mpich/hier stress np=4 node=2" 240 env COLLC_TEST_ITERS=300 COLLC_NODE_SIZE=2 \
   "${MPICHRUN[@]}" 4 "$MPICH/tests/mpi_shm_stress"
+run_case "mpich/hier persistent quick np=4 node=2" 240 env COLLC_TEST_QUICK=1 COLLC_TEST_HIER=1 \
+  COLLC_NODE_SIZE=2 "${MPICHRUN[@]}" 4 "$MPICH/tests/mpi_persistent"
 run_case "mpich/errors np=2" 60 "${MPICHRUN[@]}" 2 "$MPICH/tests/mpi_errors"
 run_case "mpich/kernels np=1" 120 "${MPICHRUN[@]}" 1 "$MPICH/tests/mpi_kernels"
 run_case "mpich/valgrind kernels np=1" 300 tests/valgrind_leaks.sh \

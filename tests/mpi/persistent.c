@@ -14,6 +14,7 @@
  * a blocking collective while ours run, and errors.
  *
  * COLLC_TEST_QUICK=1: fewer algorithms and counts (for MPICH).
+ * COLLC_TEST_HIER=1: the node-aware plans (hier) instead (with COLLC_NODE_SIZE).
  * COLLC_TEST_INFO=<algo>: only one allreduce request with that info value,
  * started 3 times (run.sh checks the collc-stats line it produces).
  * COLLC_TEST_BREAK=N corrupts the N-th nonempty result (self-test).
@@ -33,6 +34,9 @@ static const char *algos[C_COUNT][5] = {
     {"", "native", "tree", "tree:2", NULL},
     {"", "native", "tree", "tree:3", NULL},
     {"", "native", "pairwise", "bruck:3", "torus:d=2"}};
+static const char *hier_algos[C_COUNT][5] = {
+    {"hier", "hier:node=tree", "hier:net=tree", NULL}, {"hier", NULL}, {"hier", NULL},
+    {"hier", "hier:net=tree:3", NULL}, {"hier", NULL}, {"hier", NULL}};
 
 static tl_ctx ctx;
 static MPI_Op affine_op;
@@ -209,8 +213,9 @@ static void one(call k, const char *algo, MPI_Datatype pair) {
 static void sweep(MPI_Datatype pair) {
   static const int counts[] = {0, 1, 5, 300};
   int quick = tl_env_int("COLLC_TEST_QUICK", 0); /* 3 algorithms, no count 1 */
+  const char *(*A)[5] = tl_env_int("COLLC_TEST_HIER", 0) ? hier_algos : algos;
   for (int c = 0; c < C_COUNT; c++)
-    for (int a = 0; a < (quick ? 3 : 5) && algos[c][a]; a++)
+    for (int a = 0; a < (quick ? 3 : 5) && A[c][a]; a++)
       for (int ty = 0; ty < 1 + NATIVE_DERIVED_OK; ty++)
         for (int ci = quick; ci < 4; ci++)
           for (int ip = 0; ip < 2; ip++) {
@@ -218,7 +223,7 @@ static void sweep(MPI_Datatype pair) {
             call k = {c, ty ? counts[ci] / 2 : counts[ci], (c + ci) % ctx.size, ip,
                       ty ? pair : MPI_INT, ty ? affine_op : MPI_SUM};
             if (ty && (c == C_ALLGATHER || c == C_ALLTOALL || c == C_BCAST)) k.op = MPI_OP_NULL;
-            one(k, algos[c][a], pair);
+            one(k, A[c][a], pair);
           }
 }
 
