@@ -57,6 +57,7 @@
 #include <unistd.h>
 #include "collc.h"
 #include "algo/algo.h"
+#include "mpi/internal.h"
 #include "bench_colls.h"
 
 #define MAXV 64    /* variants */
@@ -239,7 +240,8 @@ static int parse_large(const char *s, options *o) {
 static int resolve_variant(const bench_coll *c, variant *v, int p, int rank, char *why,
                            size_t wlen) {
   collc_spec spec = {.coll = c->coll, .p = p, .rank = rank, .count = 1,
-                     .unit_bytes = bc_size(c), .root = 0, .commutative = 1};
+                     .unit_bytes = bc_size(c), .root = 0, .commutative = 1,
+                     .layout = node_layout(MPI_COMM_WORLD)};
   collc_choice ch;
   if (choice_parse(c->coll, v->text, &ch, why, wlen)) return 2;
   if (choice_resolve(&spec, &ch, why, wlen)) return 1;

@@ -92,6 +92,9 @@ int state_group_comms(collc_state *st, const collc_prog *P, MPI_Comm *out, int c
  * once per state): MPI_Comm_split_type(SHARED), COLLC_NODE_SIZE virtual
  * nodes inside, COLLC_SHM=0 none. Sets st->layout, st->node, st->yield. */
 int state_layout(collc_state *st, MPI_Comm comm);
+/* comm's node layout as the library sees it (collective on first use; for
+ * tools that resolve choices themselves); NULL if none. */
+const collc_layout *node_layout(MPI_Comm comm);
 /* Make st's node segment hold at least bytes (collective over comm; every
  * rank passes the same bytes). MPI_SUCCESS or an MPI error code. */
 int state_segment(collc_state *st, size_t bytes);

@@ -93,3 +93,8 @@ void state_free_nodes(collc_state *st) {
   layout_free(st->layout);
   st->layout = NULL;
 }
+
+const collc_layout *node_layout(MPI_Comm comm) {
+  collc_state *st = state_get(comm, 1);
+  return st && state_layout(st, comm) == MPI_SUCCESS ? st->layout : NULL;
+}
