@@ -10,8 +10,8 @@
 #define COLLC_EXEC_H
 
 #include <mpi.h>
-#include <stdatomic.h>
 #include "../ir/ir.h"
+#include "flag.h"
 
 /* A node's shared segment as the executor sees it (made by the MPI layer,
  * src/mpi/node.c): data that every rank of the node maps, and one flag
@@ -22,14 +22,12 @@
 typedef struct shm_seg {
   char *data;              /* 64-byte aligned */
   size_t bytes;            /* capacity of data */
-  _Atomic uint64_t *flag;  /* local rank i's flag: flag[i * SEG_FLAG_STRIDE] */
+  seg_flag *flag;          /* local rank i's flag: flag[i] (flag.h) */
   uint64_t seq;            /* executions begun */
   int yield;               /* the node has more ranks than cores: yield at once */
   MPI_Win win;             /* (owner's business) */
   struct shm_seg *next;    /* (owner's list) */
 } shm_seg;
-#define SEG_FLAG_STRIDE 8  /* uint64_t per flag: 64 bytes */
-#define SEG_POISON UINT64_MAX /* a flag after its rank failed mid-execution */
 
 /* How the user's buffers are typed: a unit of SEND is sendcount x sendtype,
  * a unit of RECV and TMP is recvcount x recvtype; reductions combine units

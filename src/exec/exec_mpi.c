@@ -10,7 +10,6 @@
  * which is right for any datatype.
  */
 #include <limits.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include "exec.h"
@@ -40,7 +39,7 @@ typedef struct {
   xopnd src, dst;
   MPI_Comm gcomm;
   int memcpy_ok;
-  int flag; /* AWAIT: the peer's flag, index into the segment's flag array */
+  int flag; /* AWAIT: the peer's local index (its flag) */
 } xins;
 
 struct collc_plan {
@@ -65,7 +64,7 @@ struct collc_plan {
   uint64_t seq;          /* this execution's number on the segment */
   MPI_Aint shm_lb;       /* true lower bound of a unit: the segment base is shifted by it */
   size_t shm_bytes;      /* segment bytes this plan touches */
-  int flag;              /* my flag: index into the segment's flag array */
+  int flag;              /* my local index (my flag) */
   int pc;                /* next instruction of a started execution */
   char *base[BUF_COUNT]; /* buffer bases of the current execution */
 };
@@ -164,7 +163,7 @@ static int resolve_instr(collc_plan *pl, int a, const MPI_Comm *gcomm) {
   xins *X = &pl->x[a];
   int f = ops_flags(I->op), rc = MPI_SUCCESS;
   if (I->op == COLLC_OP_AWAIT) {
-    X->flag = pl->P->spec.layout->local_of[I->peer] * SEG_FLAG_STRIDE;
+    X->flag = pl->P->spec.layout->local_of[I->peer];
     return MPI_SUCCESS;
   }
   if (f & OPF_GROUP) {
@@ -235,7 +234,7 @@ static int bind_segment(collc_plan *pl, const exec_bind *b) {
   if (!b->seg || !P->spec.layout) return MPI_ERR_INTERN;
   PMPI_Type_get_true_extent(b->recvtype, &tlb, &text);
   pl->seg = b->seg;
-  pl->flag = P->spec.layout->local_of[P->spec.rank] * SEG_FLAG_STRIDE;
+  pl->flag = P->spec.layout->local_of[P->spec.rank];
   pl->shm_lb = tlb;
   pl->shm_bytes = plan_shm_bytes(P, b);
   return b->op != MPI_OP_NULL ? probe_op(b) : MPI_SUCCESS;
@@ -303,24 +302,14 @@ static int testall(int n, MPI_Request *req, int *flag) {
 #pragma GCC diagnostic pop
 }
 
-/* Publish v in my flag (release). */
-static void set_flag(collc_plan *pl, shm_seg *g, uint64_t v) {
-  atomic_store_explicit(&g->flag[pl->flag], v, memory_order_release);
-}
+/* Publish v in my flag. */
+static void set_flag(collc_plan *pl, shm_seg *g, uint64_t v) { flag_publish(&g->flag[pl->flag], v); }
 
-/* AWAIT I on the peer flag at index flag: 1 once it reached the step (acquire). Not
- * blocking: one look. Blocking: spin briefly, then yield the core (at
- * once when the node's ranks outnumber its cores). */
-static int await_flag(collc_plan *pl, const collc_instr *I, int flag, int blocking) {
+/* AWAIT I on the flag of local rank `peer`: 1 reached, 0 not yet (only
+ * when not blocking), -1 the peer failed. */
+static int await_flag(collc_plan *pl, const collc_instr *I, int peer, int blocking) {
   shm_seg *g = *pl->seg;
-  _Atomic uint64_t *f = &g->flag[flag];
-  uint64_t want = (pl->seq - 1) * STEP_DONE + (uint64_t)I->n, v;
-  for (unsigned spins = 0;; spins++) {
-    if ((v = atomic_load_explicit(f, memory_order_acquire)) == SEG_POISON) return -1;
-    if (v >= want) return 1;
-    if (!blocking) return 0;
-    if (g->yield || spins >= 256) sched_yield();
-  }
+  return flag_wait(&g->flag[peer], (pl->seq - 1) * STEP_DONE + (uint64_t)I->n, blocking, g->yield);
 }
 
 /* Execute instruction a of the current execution; returns an MPI code.
@@ -367,7 +356,7 @@ static int step(collc_plan *pl, int a, int blocking, int *stall) {
  * my flag, so that peers waiting for me fail instead of hanging (the
  * segment stays unusable: after an error MPI leaves the state undefined). */
 static void abandon(collc_plan *pl) {
-  if (pl->P->shm_units && *pl->seg) set_flag(pl, *pl->seg, SEG_POISON);
+  if (pl->P->shm_units && *pl->seg) set_flag(pl, *pl->seg, FLAG_POISON);
   for (int s = 0; s < pl->P->nslots; s++)
     if (pl->req[s] != MPI_REQUEST_NULL) {
       PMPI_Cancel(&pl->req[s]);
@@ -410,7 +399,7 @@ static int begin(collc_plan *pl, const void *sendbuf, void *recvbuf) {
   if (!pl->P->shm_units) return MPI_SUCCESS;
   shm_seg *g = *pl->seg;
   if (!g || pl->shm_bytes > g->bytes) { /* peers must not wait for me */
-    if (g) set_flag(pl, g, SEG_POISON);
+    if (g) set_flag(pl, g, FLAG_POISON);
     pl->pc = pl->P->nins;
     return MPI_ERR_INTERN;
   }

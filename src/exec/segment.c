@@ -35,7 +35,7 @@ int seg_new(MPI_Comm node, size_t bytes, int yield, shm_seg **out) {
   if (!g) return MPI_ERR_NO_MEM;
   PMPI_Comm_size(node, &k);
   PMPI_Comm_rank(node, &me);
-  size_t head_bytes = 64 * (size_t)k, data = (bytes + 63) / 64 * 64;
+  size_t head_bytes = sizeof(seg_flag) * (size_t)k, data = (bytes + 63) / 64 * 64;
   rc = PMPI_Win_allocate_shared(me == 0 ? (MPI_Aint)(head_bytes + data) : 0, 1, MPI_INFO_NULL,
                                 node, &base, &g->win);
   if (!rc) rc = PMPI_Win_shared_query(g->win, 0, &sz, &du, &base);
@@ -46,7 +46,7 @@ int seg_new(MPI_Comm node, size_t bytes, int yield, shm_seg **out) {
     free(g);
     return rc;
   }
-  g->flag = (_Atomic uint64_t *)(void *)base;
+  g->flag = (seg_flag *)(void *)base;
   g->data = base + head_bytes;
   g->bytes = data;
   g->yield = yield;
