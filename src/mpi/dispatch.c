@@ -137,7 +137,6 @@ static decision *decide(dispatch_call *d, const char *text, int forced,
   char why[200] = "";
   collc_state *st = state_get(d->comm, 1);
   if (!agree(d->comm, st != NULL)) return (*err = 0), NULL;
-  if (state_layout(st, d->comm) == MPI_SUCCESS) d->spec.layout = st->layout;
   if ((*err = choose(d, text, forced, &c))) return NULL;
   decision *D = cache_add_decision(st, dk, text);
   if (!agree(d->comm, D != NULL)) return NULL; /* (an orphan D stays cached as native) */
@@ -248,17 +247,27 @@ static int persist(const dispatch_call *call, decision *D) {
   return request_create(d, REQ_PLAN, pl, dup, n, D->algo, plan_bytes(pl));
 }
 
-int dispatch(const dispatch_call *d, const char *forced, long long native_bytes) {
-  const char *text = selection(d, forced);
+/* Whether call d's choice may depend on the node layout: the default rule,
+ * or a hier text. */
+static int wants_layout(const dispatch_call *d, const char *forced) {
+  const char *env = config_get()->algorithm[d->spec.coll];
+  const char *t = forced ? forced : d->hint ? d->hint : *env ? env : NULL;
+  return !t || !strncmp(t, "hier", 4);
+}
+
+int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes) {
+  dispatch_call call = *d0, *d = &call; /* with the node layout */
   decision_key dk;
   binding_key bk;
   collc_choice c;
   int rc, tmp = 0;
+  collc_state *st = state_get(d->comm, 0);
+  if (wants_layout(d, forced) && (st || (st = state_get(d->comm, 1))) &&
+      state_layout(st, d->comm) == MPI_SUCCESS) /* (collective, once per communicator) */
+    call.spec.layout = st->layout;
+  const char *text = selection(d, forced);
   if (d->spec.unit_bytes == 0) { /* nothing moves, on every rank */
-    collc_state *st = strcmp(text, "native") ? state_get(d->comm, 1) : NULL;
-    dispatch_call z = *d; /* (the layout, for choices that need one) */
-    if (st && state_layout(st, d->comm) == MPI_SUCCESS) z.spec.layout = st->layout;
-    if ((rc = choose(&z, text, forced != NULL, &c))) return collc_raise(d->comm, rc);
+    if ((rc = choose(d, text, forced != NULL, &c))) return collc_raise(d->comm, rc);
     if (d->request) { /* counted at each start; needs no datatypes */
       dispatch_call e = *d;
       e.bind.sendtype = e.bind.recvtype = MPI_DATATYPE_NULL;
@@ -269,15 +278,11 @@ int dispatch(const dispatch_call *d, const char *forced, long long native_bytes)
     return MPI_SUCCESS;
   }
   decision *D = NULL;
-  dispatch_call call = *d; /* with the node layout */
   if (strcmp(text, "native") != 0) {
-    collc_state *st = state_get(d->comm, 0);
-    if (st) call.spec.layout = st->layout;
-    d = &call;
     decision_key_of(d, &dk);
     binding_key_of(d, &bk);
     if (!st || !(D = cache_decision(st, &dk, text)))
-      D = decide(&call, text, forced != NULL, &dk, &bk, &rc);
+      D = decide(d, text, forced != NULL, &dk, &bk, &rc);
     if (!D && rc) return collc_raise(d->comm, rc);
   }
   if (!D || D->algo == 0) return dispatch_native(d, native_bytes);
