@@ -8,6 +8,7 @@
  * retired segment is freed at MPI_Finalize, in creation order (the same
  * order on every rank, as their creations were collective). */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "segment.h"
@@ -36,9 +37,12 @@ int seg_new(MPI_Comm node, size_t bytes, int yield, shm_seg **out) {
   PMPI_Comm_size(node, &k);
   PMPI_Comm_rank(node, &me);
   size_t head_bytes = sizeof(seg_flag) * (size_t)k, data = (bytes + 63) / 64 * 64;
-  rc = PMPI_Win_allocate_shared(me == 0 ? (MPI_Aint)(head_bytes + data) : 0, 1, MPI_INFO_NULL,
-                                node, &base, &g->win);
+  rc = PMPI_Win_allocate_shared(me == 0 ? (MPI_Aint)(head_bytes + data + 64) : 0, 1,
+                                MPI_INFO_NULL, node, &base, &g->win);
   if (!rc) rc = PMPI_Win_shared_query(g->win, 0, &sz, &du, &base);
+  /* MPI promises no alignment (Open MPI's is 8 bytes): start on a cache line,
+   * the same one in every process (mappings keep the offset within a page). */
+  if (!rc) base += (64 - (uintptr_t)base % 64) % 64;
   if (!rc && me == 0) memset(base, 0, head_bytes);
   if (!rc) rc = PMPI_Barrier(node); /* flags are zero before anyone looks */
   if (rc) {
