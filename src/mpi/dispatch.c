@@ -112,6 +112,12 @@ static int bind(const dispatch_call *d, collc_state *st, collc_prog *P, int crea
   return plan_create(P, &b, st->priv, gcomm, pl);
 }
 
+/* Whether choice c may use the node segment (the same on every rank, so
+ * the agreement below is made by all ranks or none). */
+static int uses_segment(const collc_choice *c) {
+  return !strcmp(algo_registry[c->algo]->name, "hier");
+}
+
 /* Segment bytes for program P of call d, agreed over comm (collective):
  * the most any rank needs; -1 if ranks bind units of different extent
  * (the segment's layout would differ between them). */
@@ -145,7 +151,7 @@ static decision *decide(dispatch_call *d, const char *text, int forced,
   collc_prog *P = compile(&d->spec, &c, why, sizeof why);
   collc_plan *pl = NULL;
   int ok = agree(d->comm, P != NULL) && state_priv(st, d->comm) == MPI_SUCCESS;
-  long long shm = ok ? shm_need(d, P) : 0;
+  long long shm = ok && uses_segment(&c) ? shm_need(d, P) : 0;
   if (shm < 0) snprintf(why, sizeof why, "ranks type the segment differently");
   /* (+64 KiB: later bindings of this decision may type units with a longer true extent) */
   if (ok) ok = agree(d->comm, shm >= 0 && state_segment(st, shm ? (size_t)shm + 65536 : 0) == MPI_SUCCESS);
@@ -225,7 +231,7 @@ static int persist(const dispatch_call *call, decision *D) {
     if ((rc = PMPI_Comm_dup(g[n], &dup[n]))) break;
   collc_plan *pl = NULL;
   shm_seg **seg = calloc(1, sizeof *seg);
-  long long shm = rc ? 0 : shm_need(d, P);
+  long long shm = rc || !uses_segment(&D->choice) ? 0 : shm_need(d, P);
   if (!rc && (!seg || shm < 0)) rc = seg ? MPI_ERR_TYPE : MPI_ERR_NO_MEM;
   if (!rc && shm > 0) rc = state_own_segment(st, (size_t)shm, seg);
   if (!rc) {
@@ -247,12 +253,12 @@ static int persist(const dispatch_call *call, decision *D) {
   return request_create(d, REQ_PLAN, pl, dup, n, D->algo, plan_bytes(pl));
 }
 
-/* Whether call d's choice may depend on the node layout: the default rule,
- * or a hier text. */
+/* Whether call d's choice may depend on the node layout: a default rule
+ * row that would pick hier on a shared node, or a hier text. */
 static int wants_layout(const dispatch_call *d, const char *forced) {
   const char *env = config_get()->algorithm[d->spec.coll];
   const char *t = forced ? forced : d->hint ? d->hint : *env ? env : NULL;
-  return !t || !strncmp(t, "hier", 4);
+  return t ? !strncmp(t, "hier", 4) : select_may_share(&d->spec);
 }
 
 int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes) {

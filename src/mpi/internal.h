@@ -141,5 +141,8 @@ void collc_warn_here(const char *key, const char *fmt, ...) __attribute__((forma
 
 /* Default algorithm text for spec (select.c). */
 const char *select_default(const collc_spec *s);
+/* Whether the default rule would pick a node-aware plan for s if its ranks
+ * shared nodes (so the layout is worth discovering). */
+int select_may_share(const collc_spec *s);
 
 #endif

@@ -91,15 +91,32 @@ static int hier_fits(const collc_spec *s) {
          (!coll_reduces(s->coll) || s->commutative || L->consecutive);
 }
 
-const char *select_default(const collc_spec *s) {
+/* The algorithm text of row R for s. */
+static const char *row_algo(const rule *R, const collc_spec *s) {
+  return coll_reduces(s->coll) && !s->commutative && R->noncomm ? R->noncomm : R->algo;
+}
+
+/* The first row for s; with shared (the layout assumed to allow hier) or
+ * not (hier rows only where they fit s's layout). NULL: none. */
+static const rule *first_row(const collc_spec *s, int assume_shared) {
   pthread_once(&once, detect_library);
   long long b = rule_bytes(s);
   for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
     const rule *R = &rules[i];
-    const char *a = coll_reduces(s->coll) && !s->commutative && R->noncomm ? R->noncomm : R->algo;
+    const char *a = row_algo(R, s);
     if (R->lib == library && R->coll == s->coll && s->p >= R->pmin && s->p <= R->pmax &&
-        b >= R->bmin && b <= R->bmax && (strncmp(a, "hier", 4) || hier_fits(s)))
-      return a;
+        b >= R->bmin && b <= R->bmax && (strncmp(a, "hier", 4) || assume_shared || hier_fits(s)))
+      return R;
   }
-  return "native";
+  return NULL;
+}
+
+const char *select_default(const collc_spec *s) {
+  const rule *R = first_row(s, 0);
+  return R ? row_algo(R, s) : "native";
+}
+
+int select_may_share(const collc_spec *s) {
+  const rule *R = first_row(s, 1);
+  return R && !strncmp(row_algo(R, s), "hier", 4);
 }
