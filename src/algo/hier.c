@@ -224,6 +224,7 @@ static int gen_allreduce(const collc_spec *s, const collc_choice *c, collc_prog 
   hx H;
   hier_init(&H, s, P, s->count);
   if (c->variant == HIER_TREE) allreduce_tree(&H, c);
+  else if (c->variant == HIER_STEPS) hier_allreduce_steps(&H, c, lane_allreduce);
   else allreduce_rs(&H, c);
   return P->err;
 }
@@ -297,13 +298,19 @@ static int hier_parse(const char *params, collc_choice *c, char *why, size_t wle
       snprintf(c->net, sizeof c->net, "%s", s + 4);
       return 0;
     }
+    char list[160];
     if (n == 7 && !strncmp(s, "node=rs", 7)) c->variant = HIER_RS;
     else if (n == 9 && !strncmp(s, "node=tree", 9)) c->variant = HIER_TREE;
-    else break;
+    else if (!strncmp(s, "node=", 5) && n - 5 < sizeof list) { /* a factor list */
+      snprintf(list, sizeof list, "%.*s", (int)(n - 5), s + 5);
+      if (parse_steps(list, c, "-+", why, wlen)) return COLLC_EINVAL;
+      c->variant = HIER_STEPS;
+    } else break;
     s += n + (s[n] == ':');
   }
   if (!*s) return 0;
-  snprintf(why, wlen, "bad hier parameter '%s' (node=rs|tree, net=<algorithm> last)", s);
+  snprintf(why, wlen, "bad hier parameter '%s' (node=rs|tree|<factor list>, net=<algorithm> last)",
+           s);
   return COLLC_EINVAL;
 }
 
@@ -325,14 +332,25 @@ static int hier_resolve(const collc_spec *s, collc_choice *c, char *why, size_t 
     return COLLC_EUNFIT;
   }
   if (s->coll == COLLC_COLL_ALLREDUCE && !c->variant) c->variant = HIER_RS;
+  if (c->variant == HIER_STEPS &&
+      (L->min_size != L->max_size || steps_product(c, '-') != L->min_size ||
+       steps_product(c, '+') != L->min_size)) {
+    snprintf(why, wlen, "node= factor list: both products must be the ranks of every node (%s)",
+             L->desc);
+    return COLLC_EUNFIT;
+  }
   if (net && L->nnodes > 1 && hier_check_sub(s, s->coll, c->net, s->count, why, wlen))
     return COLLC_EUNFIT;
   return 0;
 }
 
 static void hier_format(const collc_choice *c, char *buf, size_t len) {
-  snprintf(buf, len, "%s%s%s%s", c->variant == HIER_RS ? "node=rs" : c->variant == HIER_TREE ? "node=tree" : "",
-           c->variant && c->net[0] ? ":" : "", c->net[0] ? "net=" : "", c->net);
+  char list[64] = "";
+  if (c->variant == HIER_STEPS) format_steps(c, list, sizeof list);
+  snprintf(buf, len, "%s%s%s%s%s", c->variant == HIER_RS ? "node=rs" : c->variant == HIER_TREE ? "node=tree" : "",
+           c->variant == HIER_STEPS ? "node=" : "", list, c->variant && c->net[0] ? ":" : "",
+           c->net[0] ? "net=" : "");
+  snprintf(buf + strlen(buf), len - strlen(buf), "%s", c->net);
 }
 
 #define HIER_SUMMARY "shared memory in a node, messages between nodes (Jocksch 2026)"
@@ -340,7 +358,7 @@ static void hier_format(const collc_choice *c, char *buf, size_t len) {
   const collc_algo var = {"hier", coll, hier_parse, hier_resolve, gen, hier_format, syntax, \
                           HIER_SUMMARY}
 HIER_ROW(algo_allreduce_hier, COLLC_COLL_ALLREDUCE, gen_allreduce,
-         "hier[:node=rs|tree][:net=<allreduce algorithm>]");
+         "hier[:node=rs|tree|-a,-b,b,a][:net=<allreduce algorithm>]");
 HIER_ROW(algo_reduce_hier, COLLC_COLL_REDUCE, gen_reduce, "hier[:net=<reduce algorithm>]");
 HIER_ROW(algo_bcast_hier, COLLC_COLL_BCAST, gen_bcast, "hier[:net=<bcast algorithm>]");
 HIER_ROW(algo_allgather_hier, COLLC_COLL_ALLGATHER, hier_gen_allgather, "hier");

@@ -16,7 +16,8 @@
 #include "algo.h"
 #include "blocks.h"
 
-enum { HIER_RS = 1, HIER_TREE = 2 }; /* allreduce variants (node=rs|tree) */
+/* allreduce variants: node=rs, node=tree, node=<factor list> (hier_steps.c) */
+enum { HIER_RS = 1, HIER_TREE = 2, HIER_STEPS = 3 };
 
 typedef struct {
   const collc_spec *s;
@@ -62,6 +63,12 @@ int hier_emit_sub(hx *H, const hier_sub *x);
  * units (why on failure): resolve-time validation of net=. */
 int hier_check_sub(const collc_spec *s, int coll, const char *text, int64_t count, char *why,
                    size_t wlen);
+
+/* Allreduce with a factor list inside the node (hier_steps.c): c's "-"
+ * and "+" steps; lane(H, c, i, off, n) allreduces RECV[off, off+n) among
+ * local rank i of every node. */
+void hier_allreduce_steps(hx *H, const collc_choice *c,
+                          void (*lane)(hx *, const collc_choice *, int, int64_t, int64_t));
 
 /* Generators of hier_move.c (allgather, alltoall, reduce_scatter_block). */
 int hier_gen_allgather(const collc_spec *s, const collc_choice *c, collc_prog *P);

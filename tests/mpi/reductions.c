@@ -225,12 +225,16 @@ static void tree_lists(algo_list *L, int p, int quick) {
   if (p >= 2 && !quick) algo_add(L, "tree:%d", p);
 }
 
-/* Node-aware plans (COLLC_TEST_HIER=1, with COLLC_NODE_SIZE): native and
- * hier in its variants. */
-static void hier_algos(algo_list *L, int coll) {
+/* Node-aware plans (COLLC_TEST_HIER=1, with COLLC_NODE_SIZE=k): native and
+ * hier in its variants; allreduce factor lists inside the node where every
+ * node has k ranks (k divides p). */
+static void hier_algos(algo_list *L, int coll, int p) {
+  int k = tl_env_int("COLLC_NODE_SIZE", 0);
   L->n = 0;
   algo_add(L, "native");
   algo_add(L, "hier");
+  if (coll == C_ALLREDUCE && k >= 2 && p % k == 0) algo_add(L, "hier:node=-%d,%d", k, k);
+  if (coll == C_ALLREDUCE && k == 4 && p % k == 0) algo_add(L, "hier:node=-2,-2,2,2");
   if (coll == C_ALLREDUCE) algo_add(L, "hier:node=tree");
   if (coll == C_ALLREDUCE) algo_add(L, "hier:net=recexch:flat");
   if (coll == C_ALLREDUCE) algo_add(L, "hier:node=tree:net=tree:3");
@@ -240,7 +244,7 @@ static void hier_algos(algo_list *L, int coll) {
 /* Every algorithm of the matrix for collective coll on p ranks. */
 static void all_algos(algo_list *L, int coll, int p, int quick) {
   L->n = 0;
-  if (tl_env_int("COLLC_TEST_HIER", 0)) return hier_algos(L, coll);
+  if (tl_env_int("COLLC_TEST_HIER", 0)) return hier_algos(L, coll, p);
   algo_add(L, "native");
   if (coll == C_ALLREDUCE || coll == C_RSB || coll == C_ALLGATHER) {
     algo_add(L, "recexch");

@@ -5,12 +5,13 @@
  * the collective defines, in rank order for non-commutative operations, in
  * both of two back-to-back runs with different inputs) and its ordering
  * check (vector clocks). Sweep: every collective's hier plan (allreduce
- * node=rs and node=tree, several net= schedules), p = 1..9, layouts of 1, 2,
+ * node=rs, node=tree and node=<factor list> where the nodes fit it, several
+ * net= schedules), p = 1..9, layouts of 1, 2,
  * 3, 4 consecutive ranks per node and irregular ones (round robin, uneven,
  * shuffled), counts 0, 1, 5, 37 (not divisible by p), in place and not,
  * commutative or not, every root (non-commutative: refused as unfit where
  * the layout or the net= schedule cannot keep rank order). Negative: in each program of a set of
- * plans, every single AWAIT is deleted in turn (one rank), and every
+ * plans (ten), every single AWAIT is deleted in turn (one rank), and every
  * segment access is moved before the AWAITs that protect it:
  * each mutant must be rejected (missing wait, stale data, deadlock), never
  * pass. Also: a program using the segment without a layout is refused. */
@@ -72,6 +73,11 @@ static void run(int coll, const char *algo, const collc_layout *L, int64_t count
 static void sweep(void) {
   static const char *const allreduce[] = {"hier", "hier:node=tree", "hier:net=recexch:flat",
                                           "hier:node=tree:net=cyclic", "hier:net=tree"};
+  static const struct {
+    const char *algo;
+    int k; /* ranks per node it fits */
+  } lists[] = {{"hier:node=-2,2", 2}, {"hier:node=-3,3", 3}, {"hier:node=-2,-2,2,2", 4},
+               {"hier:node=-4,4", 4}, {"hier:node=-2,-2,4:net=tree", 4}};
   static const int64_t counts[] = {0, 1, 5, 37};
   for (int p = 1; p <= 9; p++)
     for (size_t l = 0; l < sizeof layouts / sizeof *layouts; l++) {
@@ -81,6 +87,9 @@ static void sweep(void) {
           for (int comm = 0; comm < 2; comm++) {
             for (size_t a = 0; a < sizeof allreduce / sizeof *allreduce; a++)
               run(COLLC_COLL_ALLREDUCE, allreduce[a], L, counts[k], ip, comm, 0);
+            for (size_t a = 0; a < sizeof lists / sizeof *lists; a++) /* where they fit */
+              if (L->min_size == L->max_size && L->min_size == lists[a].k)
+                run(COLLC_COLL_ALLREDUCE, lists[a].algo, L, counts[k], ip, comm, 0);
             run(COLLC_COLL_REDUCE_SCATTER_BLOCK, "hier", L, counts[k], ip, comm, 0);
             if (comm) run(COLLC_COLL_ALLGATHER, "hier", L, counts[k], ip, 1, 0);
             if (comm) run(COLLC_COLL_ALLTOALL, "hier", L, counts[k], ip, 1, 0);
@@ -94,13 +103,14 @@ static void sweep(void) {
     }
 }
 
-/* The p programs of coll/algo on L (count 5), compiled; NULL on failure. */
+/* The p programs of coll/algo on L (count 100: every block of a split
+ * vector nonempty), compiled; NULL on failure. */
 static collc_prog **compile_all(int coll, const char *algo, const collc_layout *L,
                                 collc_spec *s) {
   collc_choice c;
   char why[200];
   int blocks = coll == COLLC_COLL_ALLTOALL || coll == COLLC_COLL_ALLGATHER;
-  *s = (collc_spec){coll, L->p, 0, 5, blocks ? 40 : 8, coll == COLLC_COLL_BCAST, 1, 1, L};
+  *s = (collc_spec){coll, L->p, 0, 100, blocks ? 800 : 8, coll == COLLC_COLL_BCAST, 1, 1, L};
   if (choice_parse(coll, algo, &c, why, sizeof why) || choice_resolve(s, &c, why, sizeof why))
     return NULL;
   collc_prog **P = calloc((size_t)L->p, sizeof *P);
@@ -163,6 +173,7 @@ static void negatives(void) {
   mutants(COLLC_COLL_ALLREDUCE, "hier", "4", 8);
   mutants(COLLC_COLL_ALLREDUCE, "hier:node=tree", "3", 7);
   mutants(COLLC_COLL_ALLREDUCE, "hier", "uneven", 6);
+  mutants(COLLC_COLL_ALLREDUCE, "hier:node=-2,-2,2,2", "4", 8);
   mutants(COLLC_COLL_REDUCE, "hier", "3", 6);
   mutants(COLLC_COLL_BCAST, "hier", "rr2", 6);
   mutants(COLLC_COLL_ALLGATHER, "hier", "3", 6);
