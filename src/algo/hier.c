@@ -229,13 +229,19 @@ static int gen_allreduce(const collc_spec *s, const collc_choice *c, collc_prog 
   return P->err;
 }
 
+/* My node's leader for a rooted collective: the root on its node, else
+ * local rank 0. */
+static int leader_of(const hx *H, int root) {
+  return H->node == H->L->node_of[root] ? root : hier_rank(H, 0);
+}
+
 /* Reduce: every node's leader (the root on its node) folds the node's
  * regions; the leaders reduce to the root between nodes. */
 static int gen_reduce(const collc_spec *s, const collc_choice *c, collc_prog *P) {
   hx H;
   int64_t n = s->count;
   hier_init(&H, s, P, n);
-  int root_node = H.L->node_of[s->root], leader = H.node == root_node ? s->root : hier_rank(&H, 0);
+  int root_node = H.L->node_of[s->root], leader = leader_of(&H, s->root);
   int is_root = s->rank == s->root, mine = s->rank == leader;
   collc_opnd part = hier_input(&H, 0, n); /* this node's partial, at the leader */
   if (H.k > 1) {
@@ -267,7 +273,7 @@ static int gen_bcast(const collc_spec *s, const collc_choice *c, collc_prog *P) 
   hx H;
   int64_t n = s->count;
   hier_init(&H, s, P, n);
-  int root_node = H.L->node_of[s->root], lead = H.node == root_node ? s->root : hier_rank(&H, 0);
+  int root_node = H.L->node_of[s->root], lead = leader_of(&H, s->root);
   if (s->rank == lead) {
     hier_sub x = {COLLC_COLL_BCAST, n, root_node, 1, BUF_RECV, BUF_RECV, 0, 0, 0, NULL, c->net};
     emit_lane(&H, 0, s->root, x);
