@@ -61,6 +61,9 @@ static const rule rules[] = {
     {LIB_OPEN_MPI, COLLC_COLL_REDUCE, 4, 16, 25000, NO_MAX, "tree", "tree"},
     {LIB_OPEN_MPI, COLLC_COLL_REDUCE, 2, 2, 25000, 2500000, "tree", "tree"},
     /* MPICH 4.0, measured at p = 2 only (oversubscribed MPICH timings are too coarse) */
+    /* allreduce hier: node=tree 1.4x-1.9x at 80-800 B; node=rs 2.2x at 800 KB, 1.4x at 8 MB */
+    {LIB_MPICH, COLLC_COLL_ALLREDUCE, 2, 2, 25, 2500, "hier:node=tree", "hier:node=tree"},
+    {LIB_MPICH, COLLC_COLL_ALLREDUCE, 2, 2, 250000, NO_MAX, "hier", "hier"},
     {LIB_MPICH, COLLC_COLL_ALLREDUCE, 2, 2, 25000, 2500000, "cyclic", "recexch"},
     {LIB_MPICH, COLLC_COLL_REDUCE_SCATTER_BLOCK, 2, 2, 2500, NO_MAX, "recexch:flat",
      "recexch:flat"},
