@@ -268,7 +268,11 @@ static int gen_reduce(const collc_spec *s, const collc_choice *c, collc_prog *P)
 }
 
 /* Bcast: the leaders (the root on its node) broadcast between nodes; each
- * leader shares the vector through the segment. */
+ * leader shares the vector through the segment in chunks of at least
+ * BCAST_CHUNK_BYTES (at most BCAST_MAX_CHUNKS), each signalled as soon as
+ * it is in, so the others copy chunk i out while the leader copies i+1 in. */
+#define BCAST_CHUNK_BYTES 65536
+#define BCAST_MAX_CHUNKS 16
 static int gen_bcast(const collc_spec *s, const collc_choice *c, collc_prog *P) {
   hx H;
   int64_t n = s->count;
@@ -280,13 +284,18 @@ static int gen_bcast(const collc_spec *s, const collc_choice *c, collc_prog *P) 
   }
   if (H.k == 1) return P->err;
   int lj = H.L->local_of[lead];
-  if (s->rank == lead) {
-    hier_enter(&H);
-    prog_copy(P, compact(P, BUF_RECV, 0, n), hier_region(&H, lj, 0, n));
-    prog_signal(P, 1);
-  } else {
-    prog_await(P, lead, 1);
-    prog_copy(P, hier_region(&H, lj, 0, n), compact(P, BUF_RECV, 0, n));
+  int64_t bytes = n * s->unit_bytes, nch = bytes / BCAST_CHUNK_BYTES;
+  nch = nch < 1 ? 1 : nch > BCAST_MAX_CHUNKS ? BCAST_MAX_CHUNKS : nch;
+  if (s->rank == lead) hier_enter(&H);
+  for (int64_t i = 0; i < nch; i++) { /* pipelined: copy-out of chunk i overlaps copy-in of i+1 */
+    int64_t lo = n * i / nch, len = n * (i + 1) / nch - lo;
+    if (s->rank == lead) {
+      prog_copy(P, compact(P, BUF_RECV, lo, len), hier_region(&H, lj, lo, len));
+      prog_signal(P, i + 1);
+    } else {
+      prog_await(P, lead, i + 1);
+      prog_copy(P, hier_region(&H, lj, lo, len), compact(P, BUF_RECV, lo, len));
+    }
   }
   hier_leave(&H);
   return P->err;

@@ -11,7 +11,7 @@
  * shuffled), counts 0, 1, 5, 37 (not divisible by p), in place and not,
  * commutative or not, every root (non-commutative: refused as unfit where
  * the layout or the net= schedule cannot keep rank order). Negative: in each program of a set of
- * plans (ten), every single AWAIT is deleted in turn (one rank), and every
+ * plans (eleven), every single AWAIT is deleted in turn (one rank), and every
  * segment access is moved before the AWAITs that protect it:
  * each mutant must be rejected (missing wait, stale data, deadlock), never
  * pass. Also: a program using the segment without a layout is refused. */
@@ -103,14 +103,17 @@ static void sweep(void) {
     }
 }
 
-/* The p programs of coll/algo on L (count 100: every block of a split
- * vector nonempty), compiled; NULL on failure. */
+/* The p programs of coll/algo on L (mutant_count units: 100 makes every
+ * block of a split vector nonempty), compiled; NULL on failure. */
+static int64_t mutant_count = 100;
+
 static collc_prog **compile_all(int coll, const char *algo, const collc_layout *L,
                                 collc_spec *s) {
   collc_choice c;
   char why[200];
   int blocks = coll == COLLC_COLL_ALLTOALL || coll == COLLC_COLL_ALLGATHER;
-  *s = (collc_spec){coll, L->p, 0, 100, blocks ? 800 : 8, coll == COLLC_COLL_BCAST, 1, 1, L};
+  *s = (collc_spec){coll, L->p, 0, mutant_count, blocks ? 8 * mutant_count : 8,
+                    coll == COLLC_COLL_BCAST, 1, 1, L};
   if (choice_parse(coll, algo, &c, why, sizeof why) || choice_resolve(s, &c, why, sizeof why))
     return NULL;
   collc_prog **P = calloc((size_t)L->p, sizeof *P);
@@ -176,6 +179,9 @@ static void negatives(void) {
   mutants(COLLC_COLL_ALLREDUCE, "hier:node=-2,-2,2,2", "4", 8);
   mutants(COLLC_COLL_REDUCE, "hier", "3", 6);
   mutants(COLLC_COLL_BCAST, "hier", "rr2", 6);
+  mutant_count = 30000; /* 240 KB: the bcast pipeline's 3 chunks */
+  mutants(COLLC_COLL_BCAST, "hier", "4", 4);
+  mutant_count = 100;
   mutants(COLLC_COLL_ALLGATHER, "hier", "3", 6);
   mutants(COLLC_COLL_ALLGATHER, "hier", "4", 4);
   mutants(COLLC_COLL_ALLTOALL, "hier", "shuffle", 7);
