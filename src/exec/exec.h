@@ -68,6 +68,8 @@ void plan_set_tag(collc_plan *pl, int tag);
 /* The plan takes over seg (a malloc'd cell holding its own segment) and
  * retires the segment when freed. */
 void plan_own_segment(collc_plan *pl, shm_seg **seg);
+/* Bytes between units of the node segment when bound with b. */
+MPI_Aint plan_shm_unit(const exec_bind *b);
 /* Bytes of node segment that program P needs when bound with b (0: none). */
 size_t plan_shm_bytes(const collc_prog *P, const exec_bind *b);
 /* Bytes this rank sends to other ranks per execution. */

@@ -1,7 +1,11 @@
 /* exec_mpi.c - execute a program with MPI point-to-point (and group calls).
  *
  * Buffers: a unit of SEND is sendcount x sendtype ("kind 0"), a unit of RECV
- * and TMP is recvcount x recvtype ("kind 1"). Every operand is resolved at
+ * and TMP is recvcount x recvtype ("kind 1"). A unit of the node segment
+ * ("kind 2") is the receive unit's data bytes, packed (MPI_PACKED), so
+ * that its layout is the same on ranks that type the data differently;
+ * reductions, whose type is the same on every rank, keep the receive
+ * unit's layout there (the kernels need it). Every operand is resolved at
  * plan time to (buffer, byte offset, count, datatype): a contiguous shape is
  * count x the user's type itself, any other shape one committed derived
  * datatype (hvector levels or hindexed runs) made once and shared by all
@@ -25,7 +29,8 @@ typedef struct {
   int c;          /* user elements per unit */
   MPI_Aint ext;   /* bytes between units */
   MPI_Aint bytes; /* data bytes of a unit */
-  int dense;
+  int dense;      /* predefined type without holes (exec_type_dense) */
+  int flat;       /* exactly `bytes` contiguous bytes from the unit's start */
 } unit;
 
 typedef struct {
@@ -46,7 +51,7 @@ struct collc_plan {
   collc_prog *P;
   MPI_Comm comm;
   int self;
-  unit u[2];
+  unit u[3];      /* kinds: SEND, RECV and TMP, SHM */
   xins *x;
   MPI_Datatype *dt; /* [kind * nshapes + shape], MPI_DATATYPE_NULL if not built */
   int *dtcount;
@@ -62,14 +67,14 @@ struct collc_plan {
   shm_seg **seg;         /* the node segment (programs that use one) */
   shm_seg **own_seg;     /* a persistent plan's own segment (retired when freed) */
   uint64_t seq;          /* this execution's number on the segment */
-  MPI_Aint shm_lb;       /* true lower bound of a unit: the segment base is shifted by it */
+  MPI_Aint shm_lb;       /* true lower bound of a segment unit: the base is shifted by it */
   size_t shm_bytes;      /* segment bytes this plan touches */
   int flag;              /* my local index (my flag) */
   int pc;                /* next instruction of a started execution */
   char *base[BUF_COUNT]; /* buffer bases of the current execution */
 };
 
-static int kind_of(int buf) { return buf == BUF_SEND ? 0 : 1; }
+static int kind_of(int buf) { return buf == BUF_SEND ? 0 : buf == BUF_SHM ? 2 : 1; }
 
 int exec_type_named(MPI_Datatype t) {
   int ni, na, nd, comb;
@@ -180,23 +185,40 @@ static int resolve_instr(collc_plan *pl, int a, const MPI_Comm *gcomm) {
     pl->bytes += (long long)opnd_units(pl->P, I->src) * pl->u[kind_of(I->src.buf)].bytes;
   if (I->op == COLLC_OP_COPY) {
     const unit *a0 = &pl->u[kind_of(I->src.buf)], *a1 = &pl->u[kind_of(I->dst.buf)];
-    X->memcpy_ok = (a0->dense && a1->dense && a0->ext == a1->ext) ||
+    X->memcpy_ok = (a0->flat && a1->flat && a0->ext == a1->ext) ||
                    (a0->t == a1->t && a0->c == a1->c && exec_type_named(a0->t));
   }
   return rc;
 }
 
 static void unit_init(unit *U, int count, MPI_Datatype t) {
-  MPI_Aint lb, ext;
+  MPI_Aint lb, ext, tlb, text;
   int size;
   U->t = t;
   U->c = count;
   if (t == MPI_DATATYPE_NULL) return;
   PMPI_Type_get_extent(t, &lb, &ext);
+  PMPI_Type_get_true_extent(t, &tlb, &text);
   PMPI_Type_size(t, &size);
   U->ext = ext * count;
   U->bytes = (MPI_Aint)size * count;
   U->dense = exec_type_dense(t);
+  U->flat = lb == 0 && tlb == 0 && ext == size && text == size;
+}
+
+/* The unit of the node segment for binding b (file comment): packed
+ * bytes, or the receive unit itself for reductions and for units that are
+ * plain bytes already. *lb gets the shift of the segment base. */
+static void shm_unit(const exec_bind *b, unit *U, MPI_Aint *lb) {
+  MPI_Aint text;
+  unit_init(U, b->recvcount, b->recvtype);
+  *lb = 0;
+  if (b->op != MPI_OP_NULL || U->flat) {
+    PMPI_Type_get_true_extent(b->recvtype, lb, &text);
+    return;
+  }
+  unit_init(U, (int)U->bytes, MPI_PACKED);
+  U->ext = U->bytes = U->c, U->dense = U->flat = 1;
 }
 
 /* Scratch of tmp_units recv units, addressed like a receive buffer. */
@@ -225,17 +247,15 @@ static int probe_op(const exec_bind *b) {
   return cls;
 }
 
-/* Where a program on the node segment finds it: my flag, the base shift
- * and size for b's units; the operation probed. MPI_SUCCESS or a class. */
+/* Where a program on the node segment finds it: my flag, its units, the
+ * base shift and size for b; the operation probed. MPI_SUCCESS or a class. */
 static int bind_segment(collc_plan *pl, const exec_bind *b) {
   const collc_prog *P = pl->P;
-  MPI_Aint tlb, text;
   if (!P->shm_units) return MPI_SUCCESS;
   if (!b->seg || !P->spec.layout) return MPI_ERR_INTERN;
-  PMPI_Type_get_true_extent(b->recvtype, &tlb, &text);
   pl->seg = b->seg;
   pl->flag = P->spec.layout->local_of[P->spec.rank];
-  pl->shm_lb = tlb;
+  shm_unit(b, &pl->u[2], &pl->shm_lb);
   pl->shm_bytes = plan_shm_bytes(P, b);
   return b->op != MPI_OP_NULL ? probe_op(b) : MPI_SUCCESS;
 }
@@ -256,14 +276,15 @@ int plan_create(collc_prog *P, const exec_bind *b, MPI_Comm comm, const MPI_Comm
   PMPI_Comm_rank(comm, &pl->self);
   unit_init(&pl->u[0], b->sendcount, P->spec.in_place ? b->recvtype : b->sendtype);
   unit_init(&pl->u[1], b->recvcount, b->recvtype);
-  pl->lx = (local_ctx){pl->u[1].ext, b->recvcount, b->recvtype, b->op, NULL};
   if ((rc = bind_segment(pl, b)) != MPI_SUCCESS) {
     plan_free(pl);
     return rc;
   }
+  pl->lx = (local_ctx){.c = b->recvcount, .t = b->recvtype, .op = b->op};
+  for (int k = BUF_SEND; k < BUF_COUNT; k++) pl->lx.ext[k] = pl->u[kind_of(k)].ext;
   rc = MPI_ERR_NO_MEM;
   if (b->op != MPI_OP_NULL && kernel_select(b->recvtype, b->op, &pl->ks)) pl->lx.k = &pl->ks;
-  size_t nd = 2 * (size_t)P->nshapes + 1;
+  size_t nd = 3 * (size_t)P->nshapes + 1;
   pl->x = calloc((size_t)P->nins + 1, sizeof *pl->x);
   pl->dt = malloc(nd * sizeof *pl->dt);
   pl->dtcount = calloc(nd, sizeof *pl->dtcount);
@@ -404,7 +425,7 @@ static int begin(collc_plan *pl, const void *sendbuf, void *recvbuf) {
     return MPI_ERR_INTERN;
   }
   pl->seq = ++g->seq;
-  pl->base[BUF_SHM] = g->data - pl->shm_lb; /* unit u's data at data + u * extent */
+  pl->base[BUF_SHM] = g->data - pl->shm_lb; /* unit u's data at data + u * its extent */
   return MPI_SUCCESS;
 }
 
@@ -435,12 +456,21 @@ void plan_abort(collc_plan *pl) {
 
 long long plan_bytes(const collc_plan *pl) { return pl->bytes; }
 
+MPI_Aint plan_shm_unit(const exec_bind *b) {
+  MPI_Aint lb;
+  unit U;
+  shm_unit(b, &U, &lb);
+  return U.ext;
+}
+
 size_t plan_shm_bytes(const collc_prog *P, const exec_bind *b) {
-  MPI_Aint lb, ext, tlb, text;
-  if (!P->shm_units || PMPI_Type_get_extent(b->recvtype, &lb, &ext) ||
-      PMPI_Type_get_true_extent(b->recvtype, &tlb, &text))
-    return 0;
-  return (size_t)(P->shm_units * ext * b->recvcount) + (size_t)(text > ext ? text : ext);
+  MPI_Aint lb, tlb, text;
+  unit U;
+  if (!P->shm_units) return 0;
+  shm_unit(b, &U, &lb);
+  if (U.t == MPI_PACKED) return (size_t)(P->shm_units * U.ext);
+  PMPI_Type_get_true_extent(b->recvtype, &tlb, &text);
+  return (size_t)(P->shm_units * U.ext) + (size_t)(text > U.ext ? text : U.ext);
 }
 
 const collc_prog *plan_prog(const collc_plan *pl) { return pl->P; }

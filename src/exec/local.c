@@ -40,11 +40,11 @@ static void it_advance(run_it *it, int64_t n) {
 static int chunk(const collc_instr *I, const local_ctx *x, char *s, char *s2, char *d, int64_t n) {
   size_t elems = (size_t)n * (size_t)x->c;
   switch (I->op) {
-  case COLLC_OP_COPY: memcpy(d, s, (size_t)(n * x->ext)); return MPI_SUCCESS;
+  case COLLC_OP_COPY: memcpy(d, s, (size_t)(n * x->ext[I->dst.buf])); return MPI_SUCCESS;
   case COLLC_OP_REDUCE: return kernel_apply2(x->k, s, d, elems, x->t, x->op);
   case COLLC_OP_COMBINE:
     if (x->k) return kernel_apply3(x->k, s, s2, d, elems, x->t, x->op);
-    memcpy(d, s2, (size_t)(n * x->ext)); /* dense types only reach here */
+    memcpy(d, s2, (size_t)(n * x->ext[I->dst.buf])); /* dense types only reach here */
     return kernel_apply2(NULL, s, d, elems, x->t, x->op);
   default: return MPI_ERR_INTERN;
   }
@@ -59,9 +59,9 @@ int local_run(const collc_prog *P, const collc_instr *I, char *const base[], con
   while (s.k < s.nruns && d.k < d.nruns && rc == MPI_SUCCESS) {
     int64_t n = it_avail(&s) < it_avail(&d) ? it_avail(&s) : it_avail(&d);
     if (three && it_avail(&s2) < n) n = it_avail(&s2);
-    rc = chunk(I, x, base[I->src.buf] + it_unit(&s) * x->ext,
-               three ? base[I->src2.buf] + it_unit(&s2) * x->ext : NULL,
-               base[I->dst.buf] + it_unit(&d) * x->ext, n);
+    rc = chunk(I, x, base[I->src.buf] + it_unit(&s) * x->ext[I->src.buf],
+               three ? base[I->src2.buf] + it_unit(&s2) * x->ext[I->src2.buf] : NULL,
+               base[I->dst.buf] + it_unit(&d) * x->ext[I->dst.buf], n);
     it_advance(&s, n);
     it_advance(&d, n);
     if (three) it_advance(&s2, n);

@@ -7,9 +7,10 @@
 #include "../ir/ir.h"
 #include "kernels.h"
 
-/* How units are combined: a unit is c elements of t, ext bytes apart. */
+/* How units are combined: a unit is c elements of t; units of buffer b
+ * are ext[b] bytes apart (a COPY's two buffers alike). */
 typedef struct {
-  MPI_Aint ext;
+  MPI_Aint ext[BUF_COUNT];
   int c;
   MPI_Datatype t;
   MPI_Op op;
@@ -17,7 +18,7 @@ typedef struct {
 } local_ctx;
 
 /* Run local instruction I of program P on buffer bases base[] (each operand
- * is base[buf] + units * ext): COPY with memcpy, REDUCE dst = src op dst,
+ * is base[buf] + units * ext[buf]): COPY with memcpy, REDUCE dst = src op dst,
  * COMBINE dst = src op src2. Operand run structures may differ; they are
  * walked in lockstep. Returns MPI_SUCCESS or an MPI error code. */
 int local_run(const collc_prog *P, const collc_instr *I, char *const base[], const local_ctx *x);

@@ -82,6 +82,13 @@ static void decision_key_of(const dispatch_call *d, decision_key *k) {
   k->in_place = s->coll == COLLC_COLL_REDUCE ? 0 : s->in_place; /* reduce: the root's own business */
   k->commutative = s->commutative;
   k->bytes = per_block ? s->unit_bytes : s->count * s->unit_bytes;
+  k->ext = k->text = 0; /* reductions: the type's (the same on every rank), which sizes the segment */
+  if (coll_reduces(s->coll)) {
+    MPI_Aint lb, ext, tlb, text;
+    PMPI_Type_get_extent(d->bind.recvtype, &lb, &ext);
+    PMPI_Type_get_true_extent(d->bind.recvtype, &tlb, &text);
+    k->ext = (long long)ext, k->text = (long long)text;
+  }
   k->algo[0] = 0;
 }
 
@@ -119,15 +126,14 @@ static int uses_segment(const collc_choice *c) {
 }
 
 /* Segment bytes for program P of call d, agreed over comm (collective):
- * the most any rank needs; -1 if ranks bind units of different extent
- * (the segment's layout would differ between them). */
+ * the most any rank needs; -1 if ranks space the segment's units
+ * differently (only a reduction typed differently on different ranks,
+ * which MPI does not allow: other collectives store packed bytes). */
 static long long shm_need(const dispatch_call *d, const collc_prog *P) {
-  MPI_Aint lb, ext = 0;
   long long v[3] = {0, LLONG_MIN, LLONG_MIN}, all[3] = {0, 0, 0}; /* (no segment: no say) */
   if (P && P->shm_units) {
-    PMPI_Type_get_extent(d->bind.recvtype, &lb, &ext);
     v[0] = (long long)plan_shm_bytes(P, &d->bind);
-    v[1] = (long long)ext * d->bind.recvcount, v[2] = -v[1];
+    v[1] = (long long)plan_shm_unit(&d->bind), v[2] = -v[1];
   }
   if (PMPI_Allreduce(v, all, 3, MPI_LONG_LONG, MPI_MAX, d->comm)) return -1;
   if (v[0] && (all[1] != v[1] || -all[2] != v[1])) return -1;
@@ -153,12 +159,11 @@ static decision *decide(dispatch_call *d, const char *text, int forced,
   int ok = agree(d->comm, P != NULL) && state_priv(st, d->comm) == MPI_SUCCESS;
   long long shm = ok && uses_segment(&c) ? shm_need(d, P) : 0;
   if (shm < 0) snprintf(why, sizeof why, "ranks type the segment differently");
-  /* (+64 KiB: later bindings of this decision may type units with a longer true extent) */
-  if (ok) ok = agree(d->comm, shm >= 0 && state_segment(st, shm ? (size_t)shm + 65536 : 0) == MPI_SUCCESS);
+  if (ok) ok = agree(d->comm, shm >= 0 && state_segment(st, (size_t)shm) == MPI_SUCCESS);
   if (ok) ok = bind(d, st, P, 1, &st->seg, &pl) == MPI_SUCCESS;
   else prog_free(P);
   if (!agree(d->comm, ok)) {
-    collc_warn_once(dk->algo, "cannot build %s (%s); using native", dk->algo,
+    collc_warn_once(text, "cannot build %s (%s); using native", text,
                     why[0] ? why : "plan creation failed");
     plan_free(pl);
     return D; /* native from now on */

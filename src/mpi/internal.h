@@ -19,6 +19,7 @@
 typedef struct {
   int coll, in_place, root, commutative;
   long long bytes; /* all-to-all, allgather: bytes per block; others: per vector */
+  long long ext, text; /* reductions: extent and true extent of the type; others 0 */
   char algo[256];  /* the selection text (unresolved, e.g. "torus:d=2") */
 } decision_key;
 

@@ -798,9 +798,9 @@ int main(int argc, char **argv) {
   U.nall = rl_cases_all(&U.S, U.all, MAX_CASES);
   core_cases(&U);
   tl_types_create(&ctx, &U.T);
-  if (U.quick) { /* int, double, 2xcontig3>6xint, 2xint>vec, rvec */
-    static const int keep[] = {0, 1, 3, 4, 6};
-    tl_types_subset(&U.T, keep, 5);
+  if (U.quick) { /* int, double, 2xcontig3>6xint, 2xint>vec, rvec, by rank */
+    static const int keep[] = {0, 1, 3, 4, 6, 9};
+    tl_types_subset(&U.T, keep, 6);
   }
   for (int coll = 0; coll < C_COUNT; coll++) all_algos(&L[coll], coll, ctx.size, U.quick);
   if (tl_env_int("COLLC_TEST_FALLBACK", 0)) {

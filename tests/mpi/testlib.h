@@ -323,7 +323,7 @@ static inline void tl_types_make(tl_ctx *ctx, MPI_Datatype made[TL_MADE]) {
 /* Fill S with the datatype cases: predefined int/double/char; a send type
  * other than the receive type with the same signature (contig3 vs int);
  * derived types with holes (see tl_types_make) on the receive side, the
- * send side or both. */
+ * send side or both; and, last, a receive type that differs between ranks. */
 static inline void tl_types_create(tl_ctx *ctx, tl_typeset *S) {
   MPI_Datatype *m = S->made;
   tl_types_make(ctx, m);
@@ -337,8 +337,11 @@ static inline void tl_types_create(tl_ctx *ctx, tl_typeset *S) {
       {"rvec", m[2], m[2], 1, 1, TL_INT},
       {"2xint>ivec", MPI_INT, m[3], 2, 1, TL_INT},
       {"rvec>shifted", m[2], m[4], 1, 1, TL_INT},
+      /* ranks type the same data differently: odd ranks receive rvec */
+      {"2xint>2xint|rvec", MPI_INT, ctx->rank % 2 ? m[2] : MPI_INT, 2, ctx->rank % 2 ? 1 : 2,
+       TL_INT},
   };
-  const int ip[] = {1, 1, 1, 0, 1, 0, 1, 1, 1};
+  const int ip[] = {1, 1, 1, 0, 1, 0, 1, 1, 1, 1};
   S->n = (int)(sizeof all / sizeof all[0]);
   for (int i = 0; i < S->n; i++) S->t[i] = all[i], S->inplace[i] = ip[i];
 }
