@@ -127,6 +127,16 @@ done
 run_case "openmpi/hier stress np=6 node=4 (4+2)" 180 env COLLC_NODE_SIZE=4 \
   "${OMPIRUN[@]}" 6 "$OMPI/tests/mpi_shm_stress"
 run_case "openmpi/hier stress on real nodes np=4" 180 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_shm_stress"
+# shm (any algorithm's messages through the segment) on one node of np ranks
+# (np <= 4 ran above with node=4).
+for np in 5 6 7 8; do
+  run_case "openmpi/shm reductions np=$np (one node)" 120 env COLLC_TEST_HIER=1 \
+    COLLC_NODE_SIZE=8 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_reductions"
+done
+run_case "openmpi/shm alltoall np=7 (one node)" 120 env COLLC_TEST_HIER=1 \
+  "${OMPIRUN[@]}" 7 "$OMPI/tests/mpi_alltoall"
+run_case "openmpi/shm stress np=8 (one node)" 180 env COLLC_TEST_SHM=1 \
+  "${OMPIRUN[@]}" 8 "$OMPI/tests/mpi_shm_stress"
 for k in 2 3; do
   run_case "openmpi/hier persistent np=5 node=$k" 180 env COLLC_TEST_HIER=1 COLLC_NODE_SIZE=$k \
     "${OMPIRUN[@]}" 5 "$OMPI/tests/mpi_persistent"
@@ -203,6 +213,8 @@ run_case "mpich/hier alltoall np=5 node=2" 240 env COLLC_TEST_QUICK=1 COLLC_TEST
   COLLC_NODE_SIZE=2 "${MPICHRUN[@]}" 5 "$MPICH/tests/mpi_alltoall"
 run_case "mpich/hier stress np=4 node=2" 240 env COLLC_TEST_ITERS=300 COLLC_NODE_SIZE=2 \
   "${MPICHRUN[@]}" 4 "$MPICH/tests/mpi_shm_stress"
+run_case "mpich/shm stress np=3 (one node)" 240 env COLLC_TEST_ITERS=300 COLLC_TEST_SHM=1 \
+  "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_shm_stress"
 run_case "mpich/hier persistent quick np=4 node=2" 240 env COLLC_TEST_QUICK=1 COLLC_TEST_HIER=1 \
   COLLC_NODE_SIZE=2 "${MPICHRUN[@]}" 4 "$MPICH/tests/mpi_persistent"
 run_case "mpich/errors np=2" 60 "${MPICHRUN[@]}" 2 "$MPICH/tests/mpi_errors"

@@ -30,7 +30,7 @@ typedef struct {
                             '+' allgather (f[i] is the radix) */
   int flat;              /* recexch:flat - one step of radix p, filled in by resolve */
   int variant;           /* hier: HIER_RS or HIER_TREE */
-  char net[64];          /* hier: the inter-node choice text ("" = default) */
+  char net[64];          /* hier: the inter-node choice text; shm: the lowered one ("" = default) */
 } collc_choice;
 
 typedef struct {
@@ -102,6 +102,7 @@ extern const collc_algo algo_native, algo_alltoall_pairwise, algo_alltoall_linea
     algo_alltoall_bruck, algo_alltoall_torus, algo_allreduce_recexch, algo_rsb_recexch,
     algo_allgather_recexch, algo_allreduce_cyclic, algo_rsb_cyclic, algo_allgather_cyclic,
     algo_allreduce_tree, algo_reduce_tree, algo_bcast_tree, algo_allreduce_hier,
-    algo_rsb_hier, algo_allgather_hier, algo_reduce_hier, algo_bcast_hier, algo_alltoall_hier;
+    algo_rsb_hier, algo_allgather_hier, algo_reduce_hier, algo_bcast_hier, algo_alltoall_hier,
+    algo_shm;
 
 #endif

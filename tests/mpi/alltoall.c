@@ -95,7 +95,10 @@ static void all_algos(algo_list *L, int p, int quick) {
   L->n = 0;
   algo_add(L, "native");
   if (tl_env_int("COLLC_TEST_HIER", 0)) { /* node-aware (with COLLC_NODE_SIZE) */
+    int k = tl_env_int("COLLC_NODE_SIZE", 0);
     algo_add(L, "hier");
+    if (k == 0 || k >= p) /* one node: messages through the segment */
+      algo_add(L, "shm"), algo_add(L, "shm:bruck:2"), algo_add(L, "shm:torus:d=2:pairwise");
     return;
   }
   algo_add(L, "pairwise");

@@ -227,9 +227,12 @@ static void tree_lists(algo_list *L, int p, int quick) {
 
 /* Node-aware plans (COLLC_TEST_HIER=1, with COLLC_NODE_SIZE=k): native and
  * hier in its variants; allreduce factor lists inside the node where every
- * node has k ranks (k divides p). */
+ * node has k ranks (k divides p); on one node (k = 0 or k >= p), shm with
+ * its default and another inner algorithm. */
 static void hier_algos(algo_list *L, int coll, int p) {
   int k = tl_env_int("COLLC_NODE_SIZE", 0);
+  static const char *const shm2[C_COUNT] = {"shm:cyclic", "shm:cyclic", "shm:tree:3",
+                                            "shm:cyclic", "shm:tree:3"};
   L->n = 0;
   algo_add(L, "native");
   algo_add(L, "hier");
@@ -239,6 +242,7 @@ static void hier_algos(algo_list *L, int coll, int p) {
   if (coll == C_ALLREDUCE) algo_add(L, "hier:net=recexch:flat");
   if (coll == C_ALLREDUCE) algo_add(L, "hier:node=tree:net=tree:3");
   if (coll == C_REDUCE || coll == C_BCAST) algo_add(L, "hier:net=tree:3");
+  if (k == 0 || k >= p) algo_add(L, "shm"), algo_add(L, "%s", shm2[coll]);
 }
 
 /* Every algorithm of the matrix for collective coll on p ranks. */

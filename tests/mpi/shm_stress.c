@@ -12,13 +12,16 @@
  * previous one's segment. Every 50th iteration a persistent hier
  * allreduce (own segment) is started and completed in between.
  * COLLC_TEST_ITERS (default 2000) sets the length. Run it with
- * COLLC_NODE_SIZE. Exit status 1 on any mismatch. */
+ * COLLC_NODE_SIZE. COLLC_TEST_SHM=1 (all ranks on one node): the blocking
+ * calls use shm (messages through the segment; allreduce also shm:cyclic)
+ * instead of hier. Exit status 1 on any mismatch. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "collc.h"
 
 static int rank, p, fails;
+static const char *fam = "hier", *ar2 = "hier:node=tree"; /* (COLLC_TEST_SHM: shm) */
 
 static void check(const int *got, const int *want, int n, int it, const char *what) {
   for (int i = 0; i < n; i++)
@@ -38,29 +41,29 @@ static void one(int it, int n, int *in, int *out, int *ref) {
   switch (kind) {
   case 0:
   case 1:
-    collc_allreduce_algo(kind ? "hier:node=tree" : "hier", in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    collc_allreduce_algo(kind ? ar2 : fam, in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     PMPI_Allreduce(in, ref, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     return check(out, ref, n, it, kind ? "allreduce tree" : "allreduce rs");
   case 2:
-    collc_reduce_scatter_block_algo("hier", in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    collc_reduce_scatter_block_algo(fam, in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     PMPI_Reduce_scatter_block(in, ref, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     return check(out, ref, n, it, "reduce_scatter_block");
   case 3:
-    collc_allgather_algo("hier", in, n, MPI_INT, out, n, MPI_INT, MPI_COMM_WORLD);
+    collc_allgather_algo(fam, in, n, MPI_INT, out, n, MPI_INT, MPI_COMM_WORLD);
     PMPI_Allgather(in, n, MPI_INT, ref, n, MPI_INT, MPI_COMM_WORLD);
     return check(out, ref, n * p, it, "allgather");
   case 4:
-    collc_alltoall_algo("hier", in, n, MPI_INT, out, n, MPI_INT, MPI_COMM_WORLD);
+    collc_alltoall_algo(fam, in, n, MPI_INT, out, n, MPI_INT, MPI_COMM_WORLD);
     PMPI_Alltoall(in, n, MPI_INT, ref, n, MPI_INT, MPI_COMM_WORLD);
     return check(out, ref, n * p, it, "alltoall");
   case 5:
-    collc_reduce_algo("hier", in, out, n, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
+    collc_reduce_algo(fam, in, out, n, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
     PMPI_Reduce(in, ref, n, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
     if (rank == root) check(out, ref, n, it, "reduce");
     return;
   default:
     memcpy(out, in, (size_t)n * sizeof *in), memcpy(ref, in, (size_t)n * sizeof *in);
-    collc_bcast_algo("hier", out, n, MPI_INT, root, MPI_COMM_WORLD);
+    collc_bcast_algo(fam, out, n, MPI_INT, root, MPI_COMM_WORLD);
     PMPI_Bcast(ref, n, MPI_INT, root, MPI_COMM_WORLD);
     return check(out, ref, n, it, "bcast");
   }
@@ -81,6 +84,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &p);
   const char *e = getenv("COLLC_TEST_ITERS");
   int iters = e ? atoi(e) : 2000, cap = 3000 * p + 64, pn = 777;
+  if ((e = getenv("COLLC_TEST_SHM")) && atoi(e)) fam = "shm", ar2 = "shm:cyclic";
   int *in = malloc(cap * sizeof *in), *out = malloc(cap * sizeof *out),
       *ref = malloc(cap * sizeof *ref), *pin = malloc(pn * sizeof *pin),
       *pout = malloc(pn * sizeof *pout);

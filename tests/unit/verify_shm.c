@@ -27,9 +27,15 @@ static long cases, unfit;
 static const char *const layouts[] = {"1", "2", "3", "4", "rr2", "uneven", "shuffle"};
 
 /* Layout named n for p ranks ("rr2": ranks alternate between two nodes;
- * "uneven": node sizes 1, 2, 3, ...; "shuffle": node = (r * 5 + 1) % 3). */
+ * "uneven": node sizes 1, 2, 3, ...; "shuffle": node = (r * 5 + 1) % 3;
+ * "one": all on one node). */
 static collc_layout *make_layout(const char *n, int p) {
   int id[64];
+  if (!strcmp(n, "one")) {
+    char k[16];
+    snprintf(k, sizeof k, "%d", p);
+    return layout_parse(p, k);
+  }
   for (int r = 0, node = 0, left = 1; r < p; r++) {
     if (!strcmp(n, "rr2")) id[r] = r % 2;
     else if (!strcmp(n, "shuffle")) id[r] = (r * 5 + 1) % 3;
@@ -70,6 +76,34 @@ static void run(int coll, const char *algo, const collc_layout *L, int64_t count
         R.first_error);
 }
 
+/* shm on one node of p ranks: every collective with its default and other
+ * inner algorithms (factor lists where they fit), every root. */
+static void sweep_shm(int p, const collc_layout *L, int64_t count, int ip, int comm) {
+  static const char *const allreduce[] = {"shm", "shm:cyclic", "shm:tree", "shm:recexch:flat"};
+  char list[64];
+  for (size_t a = 0; a < sizeof allreduce / sizeof *allreduce; a++)
+    run(COLLC_COLL_ALLREDUCE, allreduce[a], L, count, ip, comm, 0);
+  if (p % 2 == 0 && p > 2) {
+    snprintf(list, sizeof list, "shm:recexch:-2,-%d,%d,2", p / 2, p / 2);
+    run(COLLC_COLL_ALLREDUCE, list, L, count, ip, comm, 0);
+    snprintf(list, sizeof list, "shm:cyclic:-%d,-2,2,%d", p / 2, p / 2);
+    run(COLLC_COLL_ALLREDUCE, list, L, count, ip, comm, 0);
+  }
+  run(COLLC_COLL_REDUCE_SCATTER_BLOCK, "shm", L, count, ip, comm, 0);
+  run(COLLC_COLL_REDUCE_SCATTER_BLOCK, "shm:cyclic", L, count, ip, comm, 0);
+  if (comm) {
+    run(COLLC_COLL_ALLGATHER, "shm", L, count, ip, 1, 0);
+    run(COLLC_COLL_ALLGATHER, "shm:cyclic", L, count, ip, 1, 0);
+    run(COLLC_COLL_ALLTOALL, "shm", L, count, ip, 1, 0);
+    run(COLLC_COLL_ALLTOALL, "shm:bruck:2", L, count, ip, 1, 0);
+    run(COLLC_COLL_ALLTOALL, "shm:torus:d=2:pairwise", L, count, ip, 1, 0);
+  }
+  for (int root = 0; root < p; root++) {
+    run(COLLC_COLL_REDUCE, root % 2 ? "shm:tree:3" : "shm", L, count, ip, comm, root);
+    if (comm && !ip) run(COLLC_COLL_BCAST, root % 2 ? "shm:tree:2,3" : "shm", L, count, 1, 1, root);
+  }
+}
+
 static void sweep(void) {
   static const char *const allreduce[] = {"hier", "hier:node=tree", "hier:net=recexch:flat",
                                           "hier:node=tree:net=cyclic", "hier:net=tree"};
@@ -99,6 +133,12 @@ static void sweep(void) {
               if (comm && !ip) run(COLLC_COLL_BCAST, "hier", L, counts[k], 1, 1, root);
             }
           }
+      layout_free(L);
+      if (l > 0) continue;
+      L = make_layout("one", p);
+      for (size_t k = 0; k < 4; k++)
+        for (int ip = 0; ip < 2; ip++)
+          for (int comm = 0; comm < 2; comm++) sweep_shm(p, L, counts[k], ip, comm);
       layout_free(L);
     }
 }
@@ -186,6 +226,13 @@ static void negatives(void) {
   mutants(COLLC_COLL_ALLGATHER, "hier", "4", 4);
   mutants(COLLC_COLL_ALLTOALL, "hier", "shuffle", 7);
   mutants(COLLC_COLL_REDUCE_SCATTER_BLOCK, "hier", "2", 6);
+  mutants(COLLC_COLL_ALLREDUCE, "shm", "one", 5);
+  mutants(COLLC_COLL_ALLREDUCE, "shm:cyclic:-3,-2,2,3", "one", 6);
+  mutants(COLLC_COLL_REDUCE_SCATTER_BLOCK, "shm:cyclic", "one", 4);
+  mutants(COLLC_COLL_ALLGATHER, "shm", "one", 5);
+  mutants(COLLC_COLL_ALLTOALL, "shm:bruck:2", "one", 5);
+  mutants(COLLC_COLL_REDUCE, "shm:tree:3", "one", 7);
+  mutants(COLLC_COLL_BCAST, "shm", "one", 6);
   /* The segment without a layout is refused by the builder. */
   collc_spec s = {COLLC_COLL_ALLREDUCE, 2, 0, 4, 8, 0, 0, 1, NULL};
   collc_prog *P = prog_new(&s);
