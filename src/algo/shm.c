@@ -5,7 +5,10 @@
  * there were no segment) and lowered: a SEND copies its data into the
  * sender's next slot of the segment and SIGNALs the sender's send count; a
  * RECV is deferred to the WAIT that completes it, which AWAITs the sender's
- * count and copies the slot out. Local instructions stay as they are. The
+ * count and copies the slot out. A send of the same operand as the
+ * sender's previous one, with no write into that buffer in between (a
+ * tree's root sending to each child), reuses that slot and count: one copy
+ * in, however many readers. Local instructions stay as they are. The
  * i-th receive from q pairs with q's i-th send to me, as MPI's
  * non-overtaking rule pairs them, so each rank finds its slots from the
  * other ranks' programs without communicating. Every slot is written once
@@ -20,11 +23,12 @@
 #include <string.h>
 #include "algo.h"
 
-/* One message of the node: where its slot is and the send count that
- * publishes it. */
+/* One message of the node: where its slot is, the send count that
+ * publishes it, and whether this send fills it (else an earlier one did). */
 typedef struct {
   int from, to;
   int64_t off, units, step;
+  int fills;
 } slot;
 
 typedef struct {
@@ -66,16 +70,25 @@ static int lay_out(const collc_spec *s, const collc_choice *inner, collc_prog *P
     collc_spec sq = spec_rank(&flat, q);
     if (!(W->Q[q] = choice_compile(&sq, inner, why, sizeof why)))
       return prog_fail(P, COLLC_EUNFIT, "shm: %s", why), P->err;
+    const slot *prev = NULL; /* q's latest filled slot, while its data stands */
+    collc_opnd from = {0};
     for (int a = 0, n = 0; a < W->Q[q]->nins; a++) {
       const collc_instr *I = &W->Q[q]->ins[a];
       if (I->op == COLLC_OP_ALLTOALL)
         return prog_fail(P, COLLC_EUNFIT, "shm: group calls cannot use the segment"), P->err;
+      if (I->op != COLLC_OP_SEND && (ops_flags(I->op) & OPF_WRITES) && I->dst.buf == from.buf)
+        prev = NULL;
       if (I->op != COLLC_OP_SEND) continue;
       if (W->nm == cap && prog_reserve(P, (void **)&W->m, &cap, cap ? 2 * cap : 64,
                                        sizeof *W->m, "shm slots"))
         return P->err;
       int64_t u = opnd_units(W->Q[q], I->src);
-      W->m[W->nm++] = (slot){q, I->peer, W->units, u, ++n};
+      if (prev && !memcmp(&from, &I->src, sizeof from)) {
+        W->m[W->nm++] = (slot){q, I->peer, prev->off, u, prev->step, 0};
+        continue;
+      }
+      W->m[W->nm] = (slot){q, I->peer, W->units, u, ++n, 1};
+      prev = &W->m[W->nm++], from = I->src;
       W->units += (u + line - 1) / line * line;
     }
   }
@@ -92,7 +105,8 @@ static const slot *find(const lowering *W, int q, int me, int i) {
 /* Emit my lowered program (see the file comment). */
 static void lower(const collc_spec *s, const lowering *W, collc_prog *P) {
   const collc_prog *Q = W->Q[s->rank];
-  int *got = calloc((size_t)s->p, sizeof *got), nsent = 0;
+  int *got = calloc((size_t)s->p, sizeof *got);
+  int64_t mine = 0; /* where my next send's slot is looked for in W->m */
   const slot **pend = calloc((size_t)Q->nslots + 1, sizeof *pend);
   collc_opnd *dst = calloc((size_t)Q->nslots + 1, sizeof *dst);
   if (!got || !pend || !dst) prog_fail(P, COLLC_ENOMEM, "shm: out of memory");
@@ -100,14 +114,15 @@ static void lower(const collc_spec *s, const lowering *W, collc_prog *P) {
     const collc_instr *I = &Q->ins[a];
     switch (I->op) {
     case COLLC_OP_SEND: {
-      const slot *m = NULL; /* my nsent-th send */
-      for (int64_t k = 0; k < W->nm && !m; k++)
-        if (W->m[k].from == s->rank && W->m[k].step == nsent + 1) m = &W->m[k];
-      if (!m) {
+      const slot *m = W->m + mine, *end = W->m + W->nm; /* my next send */
+      while (m < end && m->from != s->rank) m++;
+      if (m == end) {
         prog_fail(P, COLLC_EINTERNAL, "shm: send without a slot");
         break;
       }
-      if (nsent++ == 0)
+      mine = m - W->m + 1;
+      if (!m->fills) break;
+      if (m->step == 1)
         for (int q = 0; q < s->p; q++)
           if (q != s->rank) prog_await(P, q, 0); /* every reader ended its previous run */
       prog_copy(P, import(P, Q, I->src), opnd(BUF_SHM, m->off, prog_shape_contig(P, m->units)));
