@@ -127,6 +127,13 @@ done
 run_case "openmpi/hier stress np=6 node=4 (4+2)" 180 env COLLC_NODE_SIZE=4 \
   "${OMPIRUN[@]}" 6 "$OMPI/tests/mpi_shm_stress"
 run_case "openmpi/hier stress on real nodes np=4" 180 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_shm_stress"
+# A socket level (COLLC_SOCKET_SIZE; this machine has one socket): node=sockets
+# becomes the factor list whose first step stays in a socket.
+run_case "openmpi/hier reductions np=8 node=4 sockets of 2" 120 env COLLC_TEST_HIER=1 \
+  COLLC_NODE_SIZE=4 COLLC_SOCKET_SIZE=2 "${OMPIRUN[@]}" 8 "$OMPI/tests/mpi_reductions"
+run_case "openmpi/hier node=sockets resolves np=8" 120 expect_stats \
+  'resolved: hier:node=sockets = hier:node=-2,-2,2,2' env COLLC_NODE_SIZE=4 COLLC_SOCKET_SIZE=2 \
+  "${OMPIRUN[@]}" 8 "$OMPI/bin/collc-bench" -C allreduce -c 1,1000 -a 'native;hier:node=sockets' -r 3
 # shm (any algorithm's messages through the segment) on one node of np ranks
 # (np <= 4 ran above with node=4).
 for np in 5 6 7 8; do

@@ -6,13 +6,15 @@
  * messages; the inter-node part is any of our message schedules, run among
  * one rank per node (a lane).
  *
- * Parameters: hier[:node=rs|tree][:net=<algorithm>[:<params>]] (net last:
+ * Parameters: hier[:node=rs|tree|sockets|<list>][:net=<algorithm>] (net last:
  * it takes the rest of the text). Allreduce node=rs: every rank copies its
  * input into its region; local rank i < m (m = ranks on the smallest node)
  * reduces block i of all regions (blocks of whole cache lines), lane i
  * allreduces it between nodes (net=, default recexch), and every rank
  * copies the m blocks out. node=tree: local rank 0 reduces everything,
  * allreduces it among the nodes' rank 0s, and the others copy it out.
+ * node=<factor list>: hier_steps.c; node=sockets: the factor list that
+ * makes the first step among the ranks of a socket (sockets_list).
  * Reduce and bcast: a tree through one rank per node (the root on its
  * node), net= its inter-node algorithm (default tree).
  * Contributions combine in local order inside a node and in node order
@@ -316,6 +318,7 @@ static int hier_parse(const char *params, collc_choice *c, char *why, size_t wle
     char list[160];
     if (n == 7 && !strncmp(s, "node=rs", 7)) c->variant = HIER_RS;
     else if (n == 9 && !strncmp(s, "node=tree", 9)) c->variant = HIER_TREE;
+    else if (n == 12 && !strncmp(s, "node=sockets", 12)) c->variant = HIER_SOCKETS;
     else if (!strncmp(s, "node=", 5) && n - 5 < sizeof list) { /* a factor list */
       snprintf(list, sizeof list, "%.*s", (int)(n - 5), s + 5);
       if (parse_steps(list, c, "-+", why, wlen)) return COLLC_EINVAL;
@@ -324,9 +327,25 @@ static int hier_parse(const char *params, collc_choice *c, char *why, size_t wle
     s += n + (s[n] == ':');
   }
   if (!*s) return 0;
-  snprintf(why, wlen, "bad hier parameter '%s' (node=rs|tree|<factor list>, net=<algorithm> last)",
+  snprintf(why, wlen,
+           "bad hier parameter '%s' (node=rs|tree|sockets|<factor list>, net=<algorithm> last)",
            s);
   return COLLC_EINVAL;
+}
+
+/* node=sockets: with m ranks per socket and k per node, the factor list
+ * -m,-k/m,k/m,m (the first step among a socket's ranks, the second across
+ * sockets on 1/m of the vector; radices of 1 left out); node=rs where the
+ * layout knows no sockets. */
+static void sockets_list(const collc_layout *L, collc_choice *c) {
+  int m = L->socket, r[2] = {m, m ? L->min_size / m : 1};
+  c->variant = HIER_RS;
+  if (!m) return;
+  c->nf = 0;
+  for (int i = 0; i < 2; i++)
+    if (r[i] > 1) c->step[c->nf] = '-', c->f[c->nf++] = r[i];
+  for (int i = c->nf - 1; i >= 0; i--) c->step[c->nf] = '+', c->f[c->nf++] = c->f[i];
+  c->variant = HIER_STEPS;
 }
 
 static int hier_resolve(const collc_spec *s, collc_choice *c, char *why, size_t wlen) {
@@ -347,6 +366,7 @@ static int hier_resolve(const collc_spec *s, collc_choice *c, char *why, size_t 
     return COLLC_EUNFIT;
   }
   if (s->coll == COLLC_COLL_ALLREDUCE && !c->variant) c->variant = HIER_RS;
+  if (c->variant == HIER_SOCKETS) sockets_list(L, c);
   if (c->variant == HIER_STEPS &&
       (L->min_size != L->max_size || steps_product(c, '-') != L->min_size ||
        steps_product(c, '+') != L->min_size)) {
@@ -373,7 +393,7 @@ static void hier_format(const collc_choice *c, char *buf, size_t len) {
   const collc_algo var = {"hier", coll, hier_parse, hier_resolve, gen, hier_format, syntax, \
                           HIER_SUMMARY}
 HIER_ROW(algo_allreduce_hier, COLLC_COLL_ALLREDUCE, gen_allreduce,
-         "hier[:node=rs|tree|-a,-b,b,a][:net=<allreduce algorithm>]");
+         "hier[:node=rs|tree|sockets|-a,-b,b,a][:net=<allreduce algorithm>]");
 HIER_ROW(algo_reduce_hier, COLLC_COLL_REDUCE, gen_reduce, "hier[:net=<reduce algorithm>]");
 HIER_ROW(algo_bcast_hier, COLLC_COLL_BCAST, gen_bcast, "hier[:net=<bcast algorithm>]");
 HIER_ROW(algo_allgather_hier, COLLC_COLL_ALLGATHER, hier_gen_allgather, "hier");

@@ -16,8 +16,9 @@
 #include "algo.h"
 #include "blocks.h"
 
-/* allreduce variants: node=rs, node=tree, node=<factor list> (hier_steps.c) */
-enum { HIER_RS = 1, HIER_TREE = 2, HIER_STEPS = 3 };
+/* allreduce variants: node=rs, node=tree, node=<factor list> (hier_steps.c),
+ * node=sockets (resolved to a factor list, or to rs without sockets) */
+enum { HIER_RS = 1, HIER_TREE = 2, HIER_STEPS = 3, HIER_SOCKETS = 4 };
 
 typedef struct {
   const collc_spec *s;

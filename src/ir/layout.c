@@ -92,12 +92,39 @@ collc_layout *layout_regular(int p, int k) {
   return L;
 }
 
+int layout_set_sockets(collc_layout *L, int m) {
+  size_t at = strlen(L->desc);
+  if (m < 1 || L->min_size != L->max_size || L->min_size % m || L->min_size == m ||
+      at + 12 > sizeof L->desc)
+    return -1;
+  L->socket = m;
+  snprintf(L->desc + at, sizeof L->desc - at, "/s%d", m);
+  return 0;
+}
+
+/* layout_parse without the "/s<m>" suffix, which ends the text at stop. */
+static collc_layout *parse_nodes(int p, const char *text, const char *stop);
+
 collc_layout *layout_parse(int p, const char *text) {
+  const char *sl = text ? strstr(text, "/s") : NULL;
+  collc_layout *L = parse_nodes(p, text, sl ? sl : text ? text + strlen(text) : NULL);
+  if (L && sl) {
+    char *end;
+    long m = strtol(sl + 2, &end, 10);
+    if (*end || end == sl + 2 || m < 1 || m > (1 << 30) || layout_set_sockets(L, (int)m)) {
+      layout_free(L);
+      return NULL;
+    }
+  }
+  return L;
+}
+
+static collc_layout *parse_nodes(int p, const char *text, const char *stop) {
   char *end;
   if (!text || p < 1) return NULL;
-  if (!strchr(text, ',')) {
+  if (!memchr(text, ',', (size_t)(stop - text))) {
     long k = strtol(text, &end, 10);
-    return *end || end == text || k < 1 || k > (1 << 30) ? NULL : layout_regular(p, (int)k);
+    return end != stop || end == text || k < 1 || k > (1 << 30) ? NULL : layout_regular(p, (int)k);
   }
   int *id = malloc((size_t)p * sizeof(int)), n = 0;
   const char *s = text;
@@ -109,7 +136,7 @@ collc_layout *layout_parse(int p, const char *text) {
     if (*s != ',') break;
     s++;
   }
-  collc_layout *L = id && n == p && !*s ? layout_new(p, id) : NULL;
+  collc_layout *L = id && n == p && s == stop ? layout_new(p, id) : NULL;
   free(id);
   return L;
 }

@@ -19,8 +19,11 @@ typedef struct collc_layout {
   int *members;  /* node n's ranks: members[first[n] .. first[n] + size[n]) */
   int min_size, max_size;
   int consecutive; /* every node is a run of consecutive ranks */
+  int socket;      /* ranks per socket: every node's local ranks in runs of this many
+                      share one (layout_set_sockets); 0: unknown, or one socket */
   uint64_t hash;   /* of node_of (renumbered) */
-  char desc[48];   /* "4x2" (nodes x ranks), "2+3" (runs) or "irregular-<hash>" */
+  char desc[48];   /* "4x2" (nodes x ranks), "2+3" (runs) or "irregular-<hash>", then
+                      "/s<socket>" when known */
 } collc_layout;
 
 /* Layout of p ranks where rank r is on node id[r] (any ints; equal ids =
@@ -29,8 +32,13 @@ collc_layout *layout_new(int p, const int *id);
 /* Consecutive nodes of k ranks (the last one smaller if k does not divide p). */
 collc_layout *layout_regular(int p, int k);
 /* From text: "k" (layout_regular), or a comma list of p node ids
- * ("0,1,0,1"). NULL if the text is bad or does not have p entries. */
+ * ("0,1,0,1"), optionally followed by "/s<m>" (layout_set_sockets). NULL
+ * if the text is bad, does not have p entries, or the sockets do not fit. */
 collc_layout *layout_parse(int p, const char *text);
+/* Record that local ranks come in runs of m per socket on every node: 0, or
+ * -1 (unchanged) unless every node has the same size, a multiple of m, and
+ * more than one socket. */
+int layout_set_sockets(collc_layout *L, int m);
 void layout_free(collc_layout *L);
 /* Rank of local index i on node n. */
 static inline int layout_rank(const collc_layout *L, int n, int i) {

@@ -6,7 +6,10 @@
  * into virtual nodes of k consecutive ranks (for testing node-aware plans
  * on one machine); each node is named by its lowest rank and the names are
  * gathered, so any placement works (irregular, unequal). hwloc counts the
- * cores: when a node holds more ranks than cores, waits yield at once. */
+ * cores (when a node holds more ranks than cores, waits yield at once) and
+ * finds the socket (package) each process is bound to: local ranks in runs
+ * of m per socket make the layout's socket level (COLLC_SOCKET_SIZE=m
+ * sets it; unbound processes have none). */
 #include <hwloc.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -14,18 +17,52 @@
 #include "../exec/segment.h"
 #include "../plan/config.h"
 
-static int ncores = -1; /* processing units of this machine (0: unknown) */
-static pthread_once_t cores_once = PTHREAD_ONCE_INIT;
+static int ncores = -1;  /* processing units of this machine (0: unknown) */
+static int package = -1; /* the one package (socket) this process is bound to; -1: none */
+static pthread_once_t topo_once = PTHREAD_ONCE_INIT;
 
-static void count_cores(void) {
+/* The package my binding lies in, if exactly one package holds it all. */
+static int my_package(hwloc_topology_t t) {
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  int pk = -1;
+  if (set && hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE) > 1 &&
+      !hwloc_get_cpubind(t, set, HWLOC_CPUBIND_PROCESS)) {
+    hwloc_obj_t o = hwloc_get_next_obj_covering_cpuset_by_type(t, set, HWLOC_OBJ_PACKAGE, NULL);
+    if (o && !hwloc_get_next_obj_covering_cpuset_by_type(t, set, HWLOC_OBJ_PACKAGE, o))
+      pk = (int)o->logical_index;
+  }
+  hwloc_bitmap_free(set);
+  return pk;
+}
+
+static void read_topology(void) {
   hwloc_topology_t t;
   ncores = 0;
   if (hwloc_topology_init(&t)) return;
-  /* The OS backend counts processing units; the x86 (CPUID) one only adds
-   * detail we do not use and complains on stderr under valgrind. */
+  /* The OS backend counts processing units and packages; the x86 (CPUID)
+   * one only adds detail we do not use and complains under valgrind. */
   hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
-  if (!hwloc_topology_load(t)) ncores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
+  if (!hwloc_topology_load(t)) {
+    ncores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
+    package = my_package(t);
+  }
   hwloc_topology_destroy(t);
+}
+
+/* Ranks per socket on my node of k ranks (collective over node): the
+ * override, or the length of the runs of equal packages in local rank
+ * order, if all runs are equal and of distinct packages; 0 if unknown. */
+static int socket_size(MPI_Comm node, int k) {
+  int m = config_get()->socket_size, *pk;
+  if (m < 0) collc_warn_once("socket-size", "COLLC_SOCKET_SIZE: not a positive number; ignored");
+  if (m) return m > 0 ? m : 0;
+  if (node == MPI_COMM_NULL || !(pk = malloc((size_t)k * sizeof *pk))) return 0;
+  if (PMPI_Allgather(&package, 1, MPI_INT, pk, 1, MPI_INT, node)) k = 0;
+  while (m < k && pk[m] == pk[0]) m++;
+  for (int i = 0; i < k && m; i++)
+    if (pk[i] < 0 || pk[i] != pk[i - i % m] || (i % m == 0 && i && pk[i] == pk[i - 1])) m = 0;
+  free(pk);
+  return k && m && k % m == 0 ? m : 0;
 }
 
 /* My node's communicator inside comm (virtual with COLLC_NODE_SIZE). */
@@ -61,10 +98,14 @@ int state_layout(collc_state *st, MPI_Comm comm) {
     PMPI_Comm_size(st->node, &k);
     rc = PMPI_Allreduce(&rank, &id, 1, MPI_INT, MPI_MIN, st->node);
   }
+  pthread_once(&topo_once, read_topology);
+  int m[2] = {0, 0}, all[2] = {0, 0};
+  if (!rc) m[0] = socket_size(st->node, k), m[1] = -m[0];
   if (!rc) rc = PMPI_Allgather(&id, 1, MPI_INT, ids, 1, MPI_INT, comm);
+  if (!rc) rc = PMPI_Allreduce(m, all, 2, MPI_INT, MPI_MAX, comm); /* the same on every node */
   if (!rc) st->layout = layout_new(p, ids);
+  if (st->layout && all[0] == -all[1] && all[0] > 0) layout_set_sockets(st->layout, all[0]);
   free(ids);
-  pthread_once(&cores_once, count_cores);
   st->yield = ncores <= 0 || k > ncores;
   if (k == 1 && st->node != MPI_COMM_NULL) PMPI_Comm_free(&st->node);
   return rc;

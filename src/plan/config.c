@@ -15,16 +15,22 @@ static int env_flag(const char *name) {
   return v && *v && strcmp(v, "0") != 0;
 }
 
+/* A positive count in variable name: 0 if unset or empty, -1 if bad. */
+static int env_count(const char *name) {
+  const char *v = getenv(name);
+  char *end;
+  if (!v || !*v) return 0;
+  long k = strtol(v, &end, 10);
+  return *end || k < 1 || k > (1 << 30) ? -1 : (int)k;
+}
+
 static void config_read(void) {
   cfg.disable = env_flag("COLLC_DISABLE");
   cfg.stats = env_flag("COLLC_STATS");
-  const char *shm = getenv("COLLC_SHM"), *ns = getenv("COLLC_NODE_SIZE");
+  const char *shm = getenv("COLLC_SHM");
   cfg.shm = !(shm && !strcmp(shm, "0"));
-  if (ns && *ns) {
-    char *end;
-    long k = strtol(ns, &end, 10);
-    cfg.node_size = *end || k < 1 || k > (1 << 30) ? -1 : (int)k;
-  }
+  cfg.node_size = env_count("COLLC_NODE_SIZE");
+  cfg.socket_size = env_count("COLLC_SOCKET_SIZE");
   const char *w = getenv("COLLC_WISDOM");
   snprintf(cfg.wisdom, sizeof cfg.wisdom, "%s", w && strlen(w) < sizeof cfg.wisdom ? w : "");
   for (int c = 0; c < COLLC_COLL_COUNT; c++) {

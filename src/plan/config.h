@@ -11,6 +11,8 @@ typedef struct {
   int shm;                              /* COLLC_SHM=0: no shared memory (default on) */
   int node_size;                        /* COLLC_NODE_SIZE=k: virtual nodes of k ranks; 0 = real
                                            nodes; -1 = a bad value (warned, then real nodes) */
+  int socket_size;                      /* COLLC_SOCKET_SIZE=m: m consecutive local ranks per
+                                           socket; 0 = from hwloc; -1 = a bad value */
   char algorithm[COLLC_COLL_COUNT][256]; /* COLLC_<COLLECTIVE>, "" when unset */
   char env_name[COLLC_COLL_COUNT][32];   /* "COLLC_ALLTOALL", ... */
 } collc_config;

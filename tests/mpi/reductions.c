@@ -239,6 +239,7 @@ static void hier_algos(algo_list *L, int coll, int p) {
   if (coll == C_ALLREDUCE && k >= 2 && p % k == 0) algo_add(L, "hier:node=-%d,%d", k, k);
   if (coll == C_ALLREDUCE && k == 4 && p % k == 0) algo_add(L, "hier:node=-2,-2,2,2");
   if (coll == C_ALLREDUCE) algo_add(L, "hier:node=tree");
+  if (coll == C_ALLREDUCE) algo_add(L, "hier:node=sockets"); /* (rs without sockets) */
   if (coll == C_ALLREDUCE) algo_add(L, "hier:net=recexch:flat");
   if (coll == C_ALLREDUCE) algo_add(L, "hier:node=tree:net=tree:3");
   if (coll == C_REDUCE || coll == C_BCAST) algo_add(L, "hier:net=tree:3");

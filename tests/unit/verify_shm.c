@@ -24,7 +24,7 @@
 
 static long cases, unfit;
 
-static const char *const layouts[] = {"1", "2", "3", "4", "rr2", "uneven", "shuffle"};
+static const char *const layouts[] = {"1", "2", "3", "4", "rr2", "uneven", "shuffle", "4/s2"};
 
 /* Layout named n for p ranks ("rr2": ranks alternate between two nodes;
  * "uneven": node sizes 1, 2, 3, ...; "shuffle": node = (r * 5 + 1) % 3;
@@ -44,7 +44,11 @@ static collc_layout *make_layout(const char *n, int p) {
       if (--left == 0) left = ++node + 1;
     }
   }
-  return strchr("1234", n[0]) ? layout_parse(p, n) : layout_new(p, id);
+  if (strchr("1234", n[0])) { /* "4/s2": sockets only where every node has 4 ranks */
+    collc_layout *L = layout_parse(p, n);
+    return L ? L : layout_parse(p, "4");
+  }
+  return layout_new(p, id);
 }
 
 /* Verify coll with algo on layout L; EUNFIT is allowed only where the plan
@@ -106,7 +110,8 @@ static void sweep_shm(int p, const collc_layout *L, int64_t count, int ip, int c
 
 static void sweep(void) {
   static const char *const allreduce[] = {"hier", "hier:node=tree", "hier:net=recexch:flat",
-                                          "hier:node=tree:net=cyclic", "hier:net=tree"};
+                                          "hier:node=tree:net=cyclic", "hier:net=tree",
+                                          "hier:node=sockets"};
   static const struct {
     const char *algo;
     int k; /* ranks per node it fits */
