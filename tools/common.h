@@ -35,7 +35,8 @@ typedef struct {
   "  -b BYTES  bytes per element (default 8): reductions split vectors into blocks\n"   \
   "            of at least 64 bytes\n"                                                \
   "  -N NODES  node layout: K (consecutive nodes of K ranks) or a node id per rank\n"  \
-  "            (\"0,1,0,1\"); shared-memory plans (hier) need one\n"
+  "            (\"0,1,0,1\"), then /sM for M ranks per socket (\"4/s2\");\n"        \
+  "            shared-memory plans (hier, shm) need one\n"
 
 /* Apply one of the shared options; 0 if opt was one of them, else -1. */
 static inline int tool_option(int opt, const char *arg, tool_opts *o) {
