@@ -294,34 +294,34 @@ static void bc_recexch_lists(int p, int rs, int ag, int star, char *buf, size_t 
 }
 
 /* allreduce: recexch (default, one step, radix 4, recursive doubling),
- * cyclic, tree, hier (node=rs and node=tree). */
+ * cyclic, tree, hier (node=rs and node=tree), shm. */
 static void variants_allreduce(int p, char *buf, size_t len) {
   snprintf(buf, len, "native;recexch");
   bc_recexch_lists(p, 1, 1, 1, buf, len);
   size_t at = strlen(buf);
-  snprintf(buf + at, len - at, ";cyclic;tree;hier;hier:node=tree;default");
+  snprintf(buf + at, len - at, ";cyclic;tree;hier;hier:node=tree;shm;default");
 }
 
-/* reduce_scatter_block: recexch (default, one step, radix 4), cyclic, hier. */
+/* reduce_scatter_block: recexch (default, one step, radix 4), cyclic, hier, shm. */
 static void variants_rsb(int p, char *buf, size_t len) {
   snprintf(buf, len, "native;recexch");
   bc_recexch_lists(p, 1, 0, 0, buf, len);
   size_t at = strlen(buf);
-  snprintf(buf + at, len - at, ";cyclic;hier;default");
+  snprintf(buf + at, len - at, ";cyclic;hier;shm;default");
 }
 
-/* allgather: recexch (default, one step, radix 4), cyclic, hier. */
+/* allgather: recexch (default, one step, radix 4), cyclic, hier, shm. */
 static void variants_allgather(int p, char *buf, size_t len) {
   snprintf(buf, len, "native;recexch");
   bc_recexch_lists(p, 0, 1, 0, buf, len);
   size_t at = strlen(buf);
-  snprintf(buf + at, len - at, ";cyclic;hier;default");
+  snprintf(buf + at, len - at, ";cyclic;hier;shm;default");
 }
 
 /* reduce and bcast: binomial and 4-nomial trees (the latter only if p > 2:
- * at p = 2 it is the same one message), hier. */
+ * at p = 2 it is the same one message), hier, shm. */
 static void variants_tree(int p, char *buf, size_t len) {
-  snprintf(buf, len, "native;tree%s;hier;default", p > 2 ? ";tree:4" : "");
+  snprintf(buf, len, "native;tree%s;hier;shm;default", p > 2 ? ";tree:4" : "");
 }
 
 /* The collectives, alltoall first (the default). */

@@ -214,7 +214,7 @@ static void default_variants(int p, options *o) {
     snprintf(text, sizeof text, "torus:%s:linear", t);
     add_variant(o, text);
   }
-  add_variants(o, "pairwise;linear;bruck:2;hier;default");
+  add_variants(o, "pairwise;linear;bruck:2;hier;shm;default");
 }
 
 /* Parse -l COUNT:REPS[:WARM] into o; 0 or -1. */
