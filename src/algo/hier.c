@@ -272,12 +272,26 @@ static int gen_reduce(const collc_spec *s, const collc_choice *c, collc_prog *P)
 /* Bcast: the leaders (the root on its node) broadcast between nodes; each
  * leader shares the vector through the segment in chunks of at least
  * BCAST_CHUNK_BYTES (at most BCAST_MAX_CHUNKS), each signalled as soon as
- * it is in, so the others copy chunk i out while the leader copies i+1 in. */
+ * it is in, so the others copy chunk i out while the leader copies i+1 in.
+ * Chunks are cut at byte offsets (multiples of BCAST_GRAIN), not element
+ * counts, because bcast's ranks may type the same bytes with elements of
+ * different sizes; a rank whose element does not divide the grain copies
+ * the whole vector at once (a leader signals the last chunk's step, a
+ * reader waits for it). */
 #define BCAST_CHUNK_BYTES 65536
 #define BCAST_MAX_CHUNKS 16
+#define BCAST_GRAIN 4096
+
+/* Unit where chunk i of nch begins: its byte offset bytes*i/nch rounded
+ * down to BCAST_GRAIN, the same on every rank whatever its element size u
+ * (which divides the grain; ranks may type the same bytes differently). */
+static int64_t chunk_at(int64_t bytes, int64_t i, int64_t nch, int64_t u) {
+  return (i == nch ? bytes : bytes * i / nch / BCAST_GRAIN * BCAST_GRAIN) / u;
+}
+
 static int gen_bcast(const collc_spec *s, const collc_choice *c, collc_prog *P) {
   hx H;
-  int64_t n = s->count;
+  int64_t n = s->count, u = s->unit_bytes;
   hier_init(&H, s, P, n);
   int root_node = H.L->node_of[s->root], lead = leader_of(&H, s->root);
   if (s->rank == lead) {
@@ -285,18 +299,18 @@ static int gen_bcast(const collc_spec *s, const collc_choice *c, collc_prog *P) 
     emit_lane(&H, 0, s->root, x);
   }
   if (H.k == 1) return P->err;
-  int lj = H.L->local_of[lead];
-  int64_t bytes = n * s->unit_bytes, nch = bytes / BCAST_CHUNK_BYTES;
+  int64_t bytes = n * u, nch = bytes / BCAST_CHUNK_BYTES;
   nch = nch < 1 ? 1 : nch > BCAST_MAX_CHUNKS ? BCAST_MAX_CHUNKS : nch;
+  int whole = u <= 0 || BCAST_GRAIN % u != 0; /* cannot cut at the grain: one copy, step nch */
   if (s->rank == lead) hier_enter(&H);
-  for (int64_t i = 0; i < nch; i++) { /* pipelined: copy-out of chunk i overlaps copy-in of i+1 */
-    int64_t lo = n * i / nch, len = n * (i + 1) / nch - lo;
-    if (s->rank == lead) {
-      prog_copy(P, compact(P, BUF_RECV, lo, len), hier_region(&H, lj, lo, len));
+  for (int64_t i = whole ? nch - 1 : 0; i < nch; i++) { /* copy-out of i overlaps copy-in of i+1 */
+    int64_t lo = whole ? 0 : chunk_at(bytes, i, nch, u), len = chunk_at(bytes, i + 1, nch, u) - lo;
+    if (s->rank == lead) { /* (the region of local rank 0: its offsets do not depend on u) */
+      prog_copy(P, compact(P, BUF_RECV, lo, len), hier_region(&H, 0, lo, len));
       prog_signal(P, i + 1);
     } else {
       prog_await(P, lead, i + 1);
-      prog_copy(P, hier_region(&H, lj, lo, len), compact(P, BUF_RECV, lo, len));
+      prog_copy(P, hier_region(&H, 0, lo, len), compact(P, BUF_RECV, lo, len));
     }
   }
   hier_leave(&H);

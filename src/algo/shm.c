@@ -61,7 +61,11 @@ static collc_opnd import(collc_prog *P, const collc_prog *Q, collc_opnd o) {
 static int lay_out(const collc_spec *s, const collc_choice *inner, collc_prog *P, lowering *W) {
   collc_spec flat = *s;
   char why[200];
+  /* Slots start on cache lines, except for bcast, whose ranks may type the
+   * same bytes with elements of different sizes: rounding in elements would
+   * put a slot at different bytes on different ranks. */
   int64_t line = s->unit_bytes > 0 && 64 % s->unit_bytes == 0 ? 64 / s->unit_bytes : 1, cap = 0;
+  if (s->coll == COLLC_COLL_BCAST) line = 1;
   flat.layout = NULL;
   W->Q = calloc((size_t)s->p, sizeof *W->Q);
   if (!W->Q) return prog_fail(P, COLLC_ENOMEM, "shm: out of memory"), P->err;

@@ -469,6 +469,34 @@ static void bcast_matrix(tl_ctx *ctx, const suite *U, const algo_list *L, int p)
   }
 }
 
+/* bcast where ranks type the same bytes with elements of different sizes
+ * (even ranks MPI_INT, odd ranks 3 ints contiguous: 12 bytes, which does
+ * not divide a cache line), after a call with MPI_INT everywhere (so the
+ * mixed call binds the cached decision anew on odd ranks only): 400 KB, so
+ * chunked plans split it; root p - 1. Every algorithm of L. */
+static void bcast_granularity(tl_ctx *ctx, const algo_list *L, int p) {
+  enum { N = 3 * 33337 };
+  int *buf = malloc(N * sizeof *buf);
+  MPI_Datatype c3;
+  MPI_Type_contiguous(3, MPI_INT, &c3);
+  MPI_Type_commit(&c3);
+  for (int a = 0; a < L->n && buf; a++)
+    for (int call = 0; call < 3; call++) {
+      int mixed = call > 0 && ctx->rank % 2, root = p - 1, bad = -1;
+      for (int i = 0; i < N; i++) buf[i] = ctx->rank == root ? i * 5 + call : -1;
+      int rc = mixed ? bc_algo(L->name[a], buf, N / 3, c3, root, MPI_COMM_WORLD)
+                     : bc_algo(L->name[a], buf, N, MPI_INT, root, MPI_COMM_WORLD);
+      for (int i = 0; i < N && bad < 0; i++)
+        if (buf[i] != i * 5 + call) bad = i;
+      if (rc || bad >= 0)
+        tl_fail(ctx, "bcast %s, elements of %d bytes here (call %d): returned %d, int %d wrong",
+                L->name[a], mixed ? 12 : 4, call, rc, bad);
+      ctx->checks++;
+    }
+  MPI_Type_free(&c3);
+  free(buf);
+}
+
 /* Large vectors: 100000 doubles (rough sums: order matters) through each
  * reduction family, 100000 ints through reduce, allgather and bcast (the
  * phase's part). */
@@ -752,6 +780,7 @@ static void phase0(tl_ctx *ctx, suite *U, const algo_list *L) {
   t[1] = tl_now();
   allgather_matrix(ctx, U, &L[C_ALLGATHER], p);
   bcast_matrix(ctx, U, &L[C_BCAST], p);
+  bcast_granularity(ctx, &L[C_BCAST], p);
   t[2] = tl_now();
   full_matrix(ctx, U, L, p);
   t[3] = tl_now();
