@@ -144,6 +144,12 @@ run_case "openmpi/shm alltoall np=7 (one node)" 120 env COLLC_TEST_HIER=1 \
   "${OMPIRUN[@]}" 7 "$OMPI/tests/mpi_alltoall"
 run_case "openmpi/shm stress np=8 (one node)" 180 env COLLC_TEST_SHM=1 \
   "${OMPIRUN[@]}" 8 "$OMPI/tests/mpi_shm_stress"
+# Single copy: every message read in place (shm:direct=0), and the same
+# plans with Cross Memory Attach off (COLLC_CMA=0: the slots instead).
+run_case "openmpi/shm single-copy stress np=6 (one node)" 180 env COLLC_TEST_SHM=2 \
+  "${OMPIRUN[@]}" 6 "$OMPI/tests/mpi_shm_stress"
+run_case "openmpi/shm single copy off (COLLC_CMA=0) np=5" 120 env COLLC_CMA=0 COLLC_TEST_HIER=1 \
+  "${OMPIRUN[@]}" 5 "$OMPI/tests/mpi_reductions"
 for k in 2 3; do
   run_case "openmpi/hier persistent np=5 node=$k" 180 env COLLC_TEST_HIER=1 COLLC_NODE_SIZE=$k \
     "${OMPIRUN[@]}" 5 "$OMPI/tests/mpi_persistent"
@@ -222,6 +228,8 @@ run_case "mpich/hier stress np=4 node=2" 240 env COLLC_TEST_ITERS=300 COLLC_NODE
   "${MPICHRUN[@]}" 4 "$MPICH/tests/mpi_shm_stress"
 run_case "mpich/shm stress np=3 (one node)" 240 env COLLC_TEST_ITERS=300 COLLC_TEST_SHM=1 \
   "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_shm_stress"
+run_case "mpich/shm single-copy stress np=3 (one node)" 240 env COLLC_TEST_ITERS=300 \
+  COLLC_TEST_SHM=2 "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_shm_stress"
 run_case "mpich/hier persistent quick np=4 node=2" 240 env COLLC_TEST_QUICK=1 COLLC_TEST_HIER=1 \
   COLLC_NODE_SIZE=2 "${MPICHRUN[@]}" 4 "$MPICH/tests/mpi_persistent"
 run_case "mpich/errors np=2" 60 "${MPICHRUN[@]}" 2 "$MPICH/tests/mpi_errors"

@@ -30,6 +30,8 @@ typedef struct {
                             '+' allgather (f[i] is the radix) */
   int flat;              /* recexch:flat - one step of radix p, filled in by resolve */
   int variant;           /* hier: HIER_RS or HIER_TREE */
+  long long direct;      /* shm: messages of at least this many bytes are read in place
+                            (OFFER/GET); SHM_DIRECT unless "direct=N:" */
   char net[64];          /* hier: the inter-node choice text; shm: the lowered one ("" = default) */
 } collc_choice;
 

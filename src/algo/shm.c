@@ -1,40 +1,58 @@
 /* shm.c - any message-passing algorithm run through the node segment:
- * "shm[:<algorithm>]" when every rank shares one node.
+ * "shm[:direct=<bytes>][:<algorithm>]" when every rank shares one node.
  *
  * The programs of all ranks are generated for the inner algorithm (as if
- * there were no segment) and lowered: a SEND copies its data into the
- * sender's next slot of the segment and SIGNALs the sender's send count; a
- * RECV is deferred to the WAIT that completes it, which AWAITs the sender's
- * count and copies the slot out. A send of the same operand as the
+ * there were no segment) and lowered. A small message goes through a slot:
+ * its SEND copies the data into the sender's next slot of the segment and
+ * SIGNALs the sender's count; its RECV is deferred to the WAIT that
+ * completes it, which AWAITs that count and copies the slot out. A message
+ * of at least `direct` bytes is read once (single copy): the SEND OFFERs
+ * the data (readable in place by Cross Memory Attach where the platform
+ * allows, else copied into the slot) and SIGNALs; the receiver GETs it at
+ * its WAIT and SIGNALs that it is done; the sender AWAITs the reader
+ * before it next writes over that data, or at the end of its run, but not
+ * sooner (an MPI send would wait for its receiver at the WAIT: the data
+ * must stand until then, and here until read). A send of the same operand as the
  * sender's previous one, with no write into that buffer in between (a
  * tree's root sending to each child), reuses that slot and count: one copy
- * in, however many readers. Local instructions stay as they are. The
- * i-th receive from q pairs with q's i-th send to me, as MPI's
- * non-overtaking rule pairs them, so each rank finds its slots from the
- * other ranks' programs without communicating. Every slot is written once
- * per run, so only the next run must wait (for every peer's STEP_DONE
- * before the first write). Sends are eager: no rank ever waits for a
- * receiver within a run, so any schedule that is deadlock-free with
- * messages is with the segment. Group calls (torus "native"/"linear"
- * rounds) cannot be lowered.
+ * in, however many readers. Local instructions stay as they are.
+ *
+ * The i-th receive from q pairs with q's i-th send to me, as MPI's
+ * non-overtaking rule pairs them, and every rank numbers its SIGNALs from
+ * its own program, so each rank finds its slots and the steps to await in
+ * the other ranks' programs without communicating. Every slot is written
+ * once per run, so only the next run must wait (for every peer's STEP_DONE
+ * before the first write). Group calls (torus "native"/"linear" rounds)
+ * cannot be lowered.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "algo.h"
 
-/* One message of the node: where its slot is, the send count that
- * publishes it, and whether this send fills it (else an earlier one did). */
+#define SHM_DIRECT 32768 /* bytes from which messages are read in place */
+
+/* One message of the node: its slot, the sender's count that publishes it,
+ * whether this send fills the slot (else an earlier send of the same data
+ * did), and for a direct (single-copy) one the reader's count after it has
+ * read. a: the SEND's address in the sender's program. */
 typedef struct {
-  int from, to;
-  int64_t off, units, step;
-  int fills;
+  int from, to, a, fills, direct;
+  int64_t off, units, step, done;
 } slot;
+
+/* A direct receive of rank to: its k-th from `from`, done at step done. */
+typedef struct {
+  int from, to, k;
+  int64_t done;
+} rdone;
 
 typedef struct {
   collc_prog **Q; /* every rank's inner program */
   slot *m;        /* every message, by sender, in send order */
-  int64_t nm, units;
+  int64_t nm, cap, units, line, direct;
+  rdone *d;       /* direct receives, to match with their messages */
+  int64_t nd, capd;
 } lowering;
 
 /* Operand o of program Q, re-made in P (same buffer and offset). */
@@ -56,106 +74,235 @@ static collc_opnd import(collc_prog *P, const collc_prog *Q, collc_opnd o) {
   return r;
 }
 
-/* Compile every rank's inner program and lay out the slots of all their
- * sends (each at a cache line). 0, or an error with why in P. */
+/* Whether u units from rank q make a direct (single-copy) message: not
+ * from a reduce's root, whose buffers the others cannot know (it alone
+ * may be in place). */
+static int is_direct(const collc_spec *s, const lowering *W, int q, int64_t u) {
+  if (s->coll == COLLC_COLL_REDUCE && q == s->root) return 0;
+  return W->direct >= 0 && u > 0 && u * s->unit_bytes >= W->direct;
+}
+
+/* Record q's send at address a of its program (see slot), reusing slot
+ * W->m[prev] unless prev < 0. 0 or an error. */
+static int add_send(const collc_spec *s, collc_prog *P, lowering *W, int q, int a,
+                    int64_t prev, int64_t *n) {
+  const collc_instr *I = &W->Q[q]->ins[a];
+  int64_t u = opnd_units(W->Q[q], I->src);
+  if (W->nm == W->cap && prog_reserve(P, (void **)&W->m, &W->cap, W->cap ? 2 * W->cap : 64,
+                                      sizeof *W->m, "shm slots"))
+    return P->err;
+  if (prev >= 0) {
+    const slot *o = &W->m[prev];
+    W->m[W->nm++] = (slot){q, I->peer, a, 0, o->direct, o->off, u, o->step, 0};
+    return 0;
+  }
+  W->m[W->nm++] = (slot){q, I->peer, a, 1, is_direct(s, W, q, u), W->units, u, ++*n, 0};
+  W->units += (u + W->line - 1) / W->line * W->line;
+  return 0;
+}
+
+/* Walk rank q's inner program as lower() will emit it: its sends' slots
+ * and counts, and the counts its direct receives signal when done. */
+static int number(const collc_spec *s, collc_prog *P, lowering *W, int q) {
+  const collc_prog *Q = W->Q[q];
+  int64_t prev = -1; /* q's latest filled slot, while its data stands */
+  collc_opnd from = {0};
+  int64_t n = 0;
+  int *got = calloc((size_t)s->p, sizeof *got);
+  rdone *pend = calloc((size_t)Q->nslots + 1, sizeof *pend);
+  for (int a = 0; a < Q->nins && got && pend && !P->err; a++) {
+    const collc_instr *I = &Q->ins[a];
+    if (I->op == COLLC_OP_ALLTOALL)
+      prog_fail(P, COLLC_EUNFIT, "shm: group calls cannot use the segment");
+    if (I->op != COLLC_OP_SEND && (ops_flags(I->op) & OPF_WRITES) && I->dst.buf == from.buf)
+      prev = -1;
+    if (I->op == COLLC_OP_SEND) {
+      int same = prev >= 0 && !memcmp(&from, &I->src, sizeof from);
+      if (add_send(s, P, W, q, a, same ? prev : -1, &n)) break;
+      if (!same) prev = W->nm - 1, from = I->src;
+    }
+    if (I->op == COLLC_OP_RECV)
+      pend[I->slot] =
+          (rdone){I->peer, q, got[I->peer]++, is_direct(s, W, I->peer, opnd_units(Q, I->dst))};
+    for (int64_t k = I->slot; I->op == COLLC_OP_WAIT && k < I->slot + I->n; k++) {
+      if (!pend[k].done) continue; /* (done: 1 marks a direct one until numbered) */
+      if (W->nd == W->capd && prog_reserve(P, (void **)&W->d, &W->capd,
+                                           W->capd ? 2 * W->capd : 64, sizeof *W->d, "shm"))
+        break;
+      W->d[W->nd] = pend[k], W->d[W->nd++].done = ++n;
+      pend[k].done = 0;
+    }
+  }
+  if (!got || !pend) prog_fail(P, COLLC_ENOMEM, "shm: out of memory");
+  free(got), free(pend);
+  return P->err;
+}
+
+/* The slot of the k-th message from q to me (NULL if there is none). */
+static slot *find(const lowering *W, int q, int me, int k) {
+  for (int64_t i = 0; i < W->nm; i++)
+    if (W->m[i].from == q && W->m[i].to == me && k-- == 0) return &W->m[i];
+  return NULL;
+}
+
+/* Compile every rank's inner program, lay out the slots of all their sends
+ * and match direct receives with their messages. 0, or an error in P. */
 static int lay_out(const collc_spec *s, const collc_choice *inner, collc_prog *P, lowering *W) {
   collc_spec flat = *s;
   char why[200];
-  /* Slots start on cache lines, except for bcast, whose ranks may type the
-   * same bytes with elements of different sizes: rounding in elements would
-   * put a slot at different bytes on different ranks. */
-  int64_t line = s->unit_bytes > 0 && 64 % s->unit_bytes == 0 ? 64 / s->unit_bytes : 1, cap = 0;
-  if (s->coll == COLLC_COLL_BCAST) line = 1;
   flat.layout = NULL;
   W->Q = calloc((size_t)s->p, sizeof *W->Q);
   if (!W->Q) return prog_fail(P, COLLC_ENOMEM, "shm: out of memory"), P->err;
-  for (int q = 0; q < s->p; q++) {
+  for (int q = 0; q < s->p && !P->err; q++) {
     flat.rank = q;
     collc_spec sq = spec_rank(&flat, q);
     if (!(W->Q[q] = choice_compile(&sq, inner, why, sizeof why)))
       return prog_fail(P, COLLC_EUNFIT, "shm: %s", why), P->err;
-    const slot *prev = NULL; /* q's latest filled slot, while its data stands */
-    collc_opnd from = {0};
-    for (int a = 0, n = 0; a < W->Q[q]->nins; a++) {
-      const collc_instr *I = &W->Q[q]->ins[a];
-      if (I->op == COLLC_OP_ALLTOALL)
-        return prog_fail(P, COLLC_EUNFIT, "shm: group calls cannot use the segment"), P->err;
-      if (I->op != COLLC_OP_SEND && (ops_flags(I->op) & OPF_WRITES) && I->dst.buf == from.buf)
-        prev = NULL;
-      if (I->op != COLLC_OP_SEND) continue;
-      if (W->nm == cap && prog_reserve(P, (void **)&W->m, &cap, cap ? 2 * cap : 64,
-                                       sizeof *W->m, "shm slots"))
-        return P->err;
-      int64_t u = opnd_units(W->Q[q], I->src);
-      if (prev && !memcmp(&from, &I->src, sizeof from)) {
-        W->m[W->nm++] = (slot){q, I->peer, prev->off, u, prev->step, 0};
-        continue;
-      }
-      W->m[W->nm] = (slot){q, I->peer, W->units, u, ++n, 1};
-      prev = &W->m[W->nm++], from = I->src;
-      W->units += (u + line - 1) / line * line;
-    }
+    number(s, P, W, q);
   }
-  return 0;
+  for (int64_t i = 0; i < W->nd && !P->err; i++) {
+    slot *m = find(W, W->d[i].from, W->d[i].to, W->d[i].k);
+    if (!m || !m->direct) prog_fail(P, COLLC_EINTERNAL, "shm: unmatched direct receive");
+    else m->done = W->d[i].done;
+  }
+  return P->err;
 }
 
-/* The slot of the i-th message from q to me (NULL if there is none). */
-static const slot *find(const lowering *W, int q, int me, int i) {
-  for (int64_t k = 0; k < W->nm; k++)
-    if (W->m[k].from == q && W->m[k].to == me && i-- == 0) return &W->m[k];
-  return NULL;
+/* Readers of my direct sends not yet awaited: rank `to` signals `done`
+ * once it has read units [lo, hi) of my buffer buf. */
+typedef struct {
+  int to, buf;
+  int64_t done, lo, hi;
+} reader;
+
+typedef struct {
+  reader *r;
+  int n;
+  int64_t *aw; /* per rank: the highest step awaited this run (-1: none) */
+} readers;
+
+/* AWAIT step of rank q unless a step as high was awaited already (steps
+ * only grow, so that wait implied this one). */
+static void await_once(collc_prog *P, readers *R, int q, int64_t step) {
+  if (step <= R->aw[q]) return;
+  prog_await(P, q, step);
+  R->aw[q] = step;
+}
+
+/* Before a write to operand o of P (NULL: the end of the run), await the
+ * readers of data it overlaps (all of them at the end). */
+static void flush(collc_prog *P, readers *R, const collc_opnd *o) {
+  int64_t lo = 0, hi = 0;
+  if (o) lo = o->off + P->shapes[o->shape].lo, hi = o->off + P->shapes[o->shape].hi;
+  for (int i = 0; i < R->n;) {
+    const reader *x = &R->r[i];
+    if (o && (x->buf != o->buf || x->hi <= lo || hi <= x->lo)) {
+      i++;
+      continue;
+    }
+    await_once(P, R, x->to, x->done);
+    R->r[i] = R->r[--R->n];
+  }
+}
+
+/* Emit my send at the SEND I of my inner program (slot m); *wrote: the
+ * segment was written already this run. */
+static void lower_send(const collc_spec *s, collc_prog *P, const collc_prog *Q,
+                       const collc_instr *I, const slot *m, int *wrote, readers *R) {
+  if (!m->fills) return;
+  if (!(*wrote)++)
+    for (int q = 0; q < s->p; q++)
+      if (q != s->rank) await_once(P, R, q, 0); /* every reader ended its previous run */
+  collc_opnd to = opnd(BUF_SHM, m->off, prog_shape_contig(P, m->units));
+  if (m->direct) prog_offer(P, import(P, Q, I->src), to);
+  else prog_copy(P, import(P, Q, I->src), to);
+  prog_signal(P, m->step);
+}
+
+/* Emit the WAIT of slots [lo, hi): its receives (await the sender, copy or
+ * get, signal done), then its direct sends join the readers to await
+ * later. (Only readers of earlier WAITs' sends are awaited before these
+ * receives, never those of this WAIT's: where the original awaited them,
+ * so no new wait cycle can arise; MPI forbids overlapping a send and a
+ * receive that are in flight together anyway.) */
+static void lower_wait(const lowering *W, collc_prog *P, int lo, int hi, const slot **rcv,
+                       const collc_opnd *dst, const slot **snd, readers *R) {
+  for (int k = lo; k < hi; k++) {
+    const slot *m = rcv[k];
+    if (!m) continue;
+    collc_opnd from = opnd(BUF_SHM, m->off, prog_shape_contig(P, m->units));
+    await_once(P, R, m->from, m->step); /* (first: it may imply a flush's wait) */
+    flush(P, R, &dst[k]);
+    if (m->direct) {
+      const collc_prog *S = W->Q[m->from];
+      prog_get(P, m->from, import(P, S, S->ins[m->a].src), from, dst[k]);
+      prog_signal(P, m->done);
+    } else {
+      prog_copy(P, from, dst[k]);
+    }
+    rcv[k] = NULL;
+  }
+  for (int k = lo; k < hi; k++) {
+    const slot *m = snd[k];
+    if (m && m->direct) {
+      const collc_opnd *o = &W->Q[m->from]->ins[m->a].src;
+      const collc_shape *S = &W->Q[m->from]->shapes[o->shape];
+      R->r[R->n++] = (reader){m->to, o->buf, m->done, o->off + S->lo, o->off + S->hi};
+    }
+    snd[k] = NULL;
+  }
 }
 
 /* Emit my lowered program (see the file comment). */
 static void lower(const collc_spec *s, const lowering *W, collc_prog *P) {
   const collc_prog *Q = W->Q[s->rank];
   int *got = calloc((size_t)s->p, sizeof *got);
+  const slot **rcv = calloc((size_t)Q->nslots + 1, sizeof *rcv);
+  const slot **snd = calloc((size_t)Q->nslots + 1, sizeof *snd);
+  collc_opnd *dst = calloc((size_t)Q->nslots + 1, sizeof *dst), d;
+  readers R = {calloc((size_t)Q->nins + 1, sizeof *R.r), 0, malloc((size_t)s->p * sizeof *R.aw)};
   int64_t mine = 0; /* where my next send's slot is looked for in W->m */
-  const slot **pend = calloc((size_t)Q->nslots + 1, sizeof *pend);
-  collc_opnd *dst = calloc((size_t)Q->nslots + 1, sizeof *dst);
-  if (!got || !pend || !dst) prog_fail(P, COLLC_ENOMEM, "shm: out of memory");
+  int wrote = 0;
+  if (!got || !rcv || !snd || !dst || !R.r || !R.aw) prog_fail(P, COLLC_ENOMEM, "shm: out of memory");
+  for (int q = 0; R.aw && q < s->p; q++) R.aw[q] = -1;
   for (int a = 0; a < Q->nins && !P->err; a++) {
     const collc_instr *I = &Q->ins[a];
     switch (I->op) {
-    case COLLC_OP_SEND: {
-      const slot *m = W->m + mine, *end = W->m + W->nm; /* my next send */
-      while (m < end && m->from != s->rank) m++;
-      if (m == end) {
+    case COLLC_OP_SEND:
+      while (mine < W->nm && W->m[mine].from != s->rank) mine++;
+      if (mine == W->nm) {
         prog_fail(P, COLLC_EINTERNAL, "shm: send without a slot");
         break;
       }
-      mine = m - W->m + 1;
-      if (!m->fills) break;
-      if (m->step == 1)
-        for (int q = 0; q < s->p; q++)
-          if (q != s->rank) prog_await(P, q, 0); /* every reader ended its previous run */
-      prog_copy(P, import(P, Q, I->src), opnd(BUF_SHM, m->off, prog_shape_contig(P, m->units)));
-      prog_signal(P, m->step);
+      snd[I->slot] = &W->m[mine];
+      lower_send(s, P, Q, I, &W->m[mine++], &wrote, &R);
       break;
-    }
     case COLLC_OP_RECV:
-      pend[I->slot] = find(W, I->peer, s->rank, got[I->peer]++);
+      rcv[I->slot] = find(W, I->peer, s->rank, got[I->peer]++);
       dst[I->slot] = import(P, Q, I->dst);
-      if (!pend[I->slot]) prog_fail(P, COLLC_EINTERNAL, "shm: receive without a send");
+      if (!rcv[I->slot]) prog_fail(P, COLLC_EINTERNAL, "shm: receive without a send");
       break;
     case COLLC_OP_WAIT:
-      for (int k = I->slot; k < I->slot + I->n; k++) {
-        if (!pend[k]) continue;
-        prog_await(P, pend[k]->from, pend[k]->step);
-        prog_copy(P, opnd(BUF_SHM, pend[k]->off, prog_shape_contig(P, pend[k]->units)), dst[k]);
-        pend[k] = NULL;
-      }
+      lower_wait(W, P, I->slot, (int)(I->slot + I->n), rcv, dst, snd, &R);
       break;
-    case COLLC_OP_COPY: prog_copy(P, import(P, Q, I->src), import(P, Q, I->dst)); break;
-    case COLLC_OP_REDUCE: prog_reduce(P, import(P, Q, I->src), import(P, Q, I->dst)); break;
+    case COLLC_OP_COPY:
+      flush(P, &R, (d = import(P, Q, I->dst), &d));
+      prog_copy(P, import(P, Q, I->src), d);
+      break;
+    case COLLC_OP_REDUCE:
+      flush(P, &R, (d = import(P, Q, I->dst), &d));
+      prog_reduce(P, import(P, Q, I->src), d);
+      break;
     case COLLC_OP_COMBINE:
-      prog_combine(P, import(P, Q, I->src), import(P, Q, I->src2), import(P, Q, I->dst));
+      flush(P, &R, (d = import(P, Q, I->dst), &d));
+      prog_combine(P, import(P, Q, I->src), import(P, Q, I->src2), d);
       break;
     default: break;
     }
   }
+  flush(P, &R, NULL);
   if (s->p > 1) prog_signal(P, STEP_DONE);
-  free(got), free(pend), free(dst);
+  free(got), free(rcv), free(snd), free(dst), free(R.r), free(R.aw);
 }
 
 /* The inner choice of c: its text, or the collective's default. */
@@ -174,12 +321,25 @@ static int inner_choice(const collc_spec *s, const collc_choice *c, collc_choice
   return rc ? rc : choice_resolve(&flat, in, why, wlen);
 }
 
+/* "[direct=<bytes>:][<algorithm>]"; direct=-1: never in place. */
 static int shm_parse(const char *params, collc_choice *c, char *why, size_t wlen) {
-  if (params && strlen(params) >= sizeof c->net) {
+  const char *s = params ? params : "";
+  c->direct = SHM_DIRECT;
+  if (!strncmp(s, "direct=", 7)) {
+    char *end;
+    long long v = strtoll(s + 7, &end, 10);
+    if (end == s + 7 || (*end && *end != ':') || v < -1) {
+      snprintf(why, wlen, "shm: bad direct= (bytes from which messages are read in place)");
+      return COLLC_EINVAL;
+    }
+    c->direct = v;
+    s = *end ? end + 1 : end;
+  }
+  if (strlen(s) >= sizeof c->net) {
     snprintf(why, wlen, "shm: algorithm text too long");
     return COLLC_EINVAL;
   }
-  snprintf(c->net, sizeof c->net, "%s", params ? params : "");
+  snprintf(c->net, sizeof c->net, "%s", s);
   return 0;
 }
 
@@ -198,21 +358,29 @@ static int shm_gen(const collc_spec *s, const collc_choice *c, collc_prog *P) {
   lowering W = {0};
   if (inner_choice(s, c, &in, why, sizeof why))
     return prog_fail(P, COLLC_EUNFIT, "%s", why), P->err;
+  /* Slots start on cache lines, except for bcast, whose ranks may type the
+   * same bytes with elements of different sizes: rounding in elements would
+   * put a slot at different bytes on different ranks. */
+  W.line = s->unit_bytes > 0 && 64 % s->unit_bytes == 0 ? 64 / s->unit_bytes : 1;
+  if (s->coll == COLLC_COLL_BCAST) W.line = 1;
+  W.direct = c->direct;
   if (lay_out(s, &in, P, &W) == 0) {
     prog_need_tmp(P, W.Q[s->rank]->tmp_units);
     if (s->p > 1) prog_need_shm(P, W.units > 0 ? W.units : 1);
     lower(s, &W, P);
   }
   for (int q = 0; W.Q && q < s->p; q++) prog_free(W.Q[q]);
-  free(W.Q), free(W.m);
+  free(W.Q), free(W.m), free(W.d);
   return P->err;
 }
 
 static void shm_format(const collc_choice *c, char *buf, size_t len) {
-  snprintf(buf, len, "%s", c->net);
+  char d[32] = "";
+  if (c->direct != SHM_DIRECT) snprintf(d, sizeof d, "direct=%lld%s", c->direct, c->net[0] ? ":" : "");
+  snprintf(buf, len, "%s%s", d, c->net);
 }
 
 const collc_algo algo_shm = {
-    "shm", -1, shm_parse, shm_resolve, shm_gen, shm_format, "shm[:<algorithm>]",
+    "shm", -1, shm_parse, shm_resolve, shm_gen, shm_format, "shm[:direct=<bytes>][:<algorithm>]",
     "any message-passing algorithm with its messages through the node's shared segment "
-    "(every rank on one node); default recexch, tree or pairwise"};
+    "(every rank on one node), large ones read in place; default recexch, tree or pairwise"};

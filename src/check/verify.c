@@ -17,9 +17,17 @@
  * segment run twice back to back, with fresh inputs the second time, so a
  * rank that rewrites its segment while a slow peer still reads the previous
  * run's data, or that reads stale data, is caught. Rules: before its first
- * segment write of a run a rank awaits step 0 (previous run ended) of every
- * other rank of its node; its last segment access is followed by SIGNAL
+ * segment write of a run a rank awaits step 0 (previous run ended), or any
+ * later step, of every other rank of its node; its last segment access is followed by SIGNAL
  * STEP_DONE; no AWAIT with point-to-point requests in flight.
+ *
+ * Single copy (OFFER, GET): an OFFER counts as a copy into its slot (the
+ * executor may make it), and a GET reads both the slot and the owner's own
+ * buffer, in place. Each private unit remembers its owner's clock at its
+ * last write and every reader's clock at its in-place read: a GET must
+ * happen after the owner's last write (and after the owner's run began:
+ * that is when its buffer addresses are published), an owner's write or
+ * the end of its run after every in-place read since.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,6 +57,8 @@ typedef struct {
   uint8_t *wr[BUF_COUNT];  /* in-flight receives writing the unit */
   int *slot_req;           /* request per slot, -1 when idle */
   int64_t sent;
+  int64_t *pw[BUF_COUNT];  /* single copy: my clock at my last write of the unit */
+  int64_t *pr[BUF_COUNT];  /* [u * p + j]: rank j's clock at its in-place read, 0 none */
 } vrank;
 
 typedef struct {
@@ -73,6 +83,7 @@ typedef struct {
 typedef struct {
   int p;
   int epochs; /* runs of each program: 2 when the segment is used */
+  int remote; /* some program reads other ranks' buffers in place (GET) */
   const collc_layout *L;
   vnode *node;
   vtok *fold[2];      /* per run: the reduction of each input unit (folds) */
@@ -158,6 +169,20 @@ static void shm_access(vstate *V, int r, int addr, int64_t u, int h) {
   if (h == H_END_WRITE) N->wclk[u] = X->vc[r];
 }
 
+/* Single copy: rank r writes (action h) its private unit u of buffer b:
+ * every in-place read of it since its last write must be ordered before. */
+static void priv_write(vstate *V, int r, int addr, int b, int64_t u, int h) {
+  vrank *X = &V->R[r];
+  for (int j = 0; j < V->p; j++) {
+    int64_t *t = &X->pr[b][u * V->p + j];
+    if (*t && X->vc[j] < *t)
+      verr(V, "rank %d addr %d: overwrites %s[%lld] while rank %d may still read it in place "
+           "(missing AWAIT)", r, addr, buf_name(b), (long long)u, j);
+    *t = 0;
+  }
+  X->pw[b][u] = h == H_START_WRITE ? INT64_MAX : X->vc[r];
+}
+
 /* Apply hazard action h to the units of operand o on rank r. */
 static void hazard(vstate *V, int r, int addr, collc_opnd o, int h) {
   vrank *X = &V->R[r];
@@ -175,6 +200,8 @@ static void hazard(vstate *V, int r, int addr, collc_opnd o, int h) {
       verr(V, "rank %d addr %d: writes %s[%lld] while a request uses it", r, addr,
            buf_name(o.buf), (long long)u);
     if (o.buf == BUF_SHM) shm_access(V, r, addr, u, h);
+    else if (V->remote && (h == H_WRITE || h == H_START_WRITE || h == H_END_WRITE))
+      priv_write(V, r, addr, o.buf, u, h);
     if (h == H_START_READ) rd[u]++;
     if (h == H_START_WRITE) wr[u]++;
     if (h == H_END_READ) rd[u]--;
@@ -372,14 +399,76 @@ static void local_op(vstate *V, int r, const collc_instr *I) {
     for (int64_t i = 0; i < n; i++) d[V->xb[i]] = tok_concat(s[V->xa[i]], s2[x2[i]]);
     free(x2);
   } else {
-    for (int64_t i = 0; i < n; i++)
+    for (int64_t i = 0; i < n; i++) /* (COPY, OFFER: a copy) */
       d[V->xb[i]] = I->op == COLLC_OP_REDUCE ? tok_concat(s[V->xa[i]], d[V->xb[i]]) : s[V->xa[i]];
   }
-  for (int64_t i = 0; i < n && I->op != COLLC_OP_COPY; i++)
+  for (int64_t i = 0; i < n && I->op != COLLC_OP_COPY && I->op != COLLC_OP_OFFER; i++)
     if (d[V->xb[i]].n == 0) {
       verr(V, "rank %d addr %d: %s of undefined data", r, X->pc, ops_name(I->op));
       return;
     }
+}
+
+/* GET at rank r's pc: dst = rank q's src read in place (ordered after q's
+ * last write of it and inside q's current run); also a read of the slot,
+ * which must hold the same data (the executor reads it when q's buffer
+ * cannot be read in place). */
+static void remote_get(vstate *V, int r, const collc_instr *I) {
+  vrank *X = &V->R[r];
+  int q = I->peer;
+  hazard(V, r, X->pc, I->src2, H_READ);
+  if (!V->L || q < 0 || q >= V->p || q == r || V->L->node_of[q] != V->L->node_of[r]) {
+    verr(V, "rank %d addr %d: GET from rank %d, not of its node", r, X->pc, q);
+    return;
+  }
+  vrank *Q = &V->R[q];
+  int b = I->src.buf;
+  if (b <= BUF_NONE || b >= BUF_COUNT || b == BUF_SHM || !in_bounds(V, r, I->dst)) {
+    verr(V, "rank %d addr %d: GET of a bad operand", r, X->pc);
+    return;
+  }
+  hazard(V, r, X->pc, I->dst, H_WRITE); /* (before expanding: hazard uses V->xa) */
+  int64_t n = expand(X->P, I->src, V->xa), nd = expand(X->P, I->dst, V->xb);
+  if (n != nd) {
+    verr(V, "rank %d addr %d: GET of %lld units into %lld", r, X->pc, (long long)n,
+         (long long)nd);
+    return;
+  }
+  if (Q->epoch != X->epoch)
+    verr(V, "rank %d addr %d: reads rank %d's %s in place after rank %d ended the run "
+         "(missing AWAIT)", r, X->pc, q, buf_name(b), q);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t u = V->xa[i];
+    if (u < 0 || u >= Q->n[b]) {
+      verr(V, "rank %d addr %d: GET of %s[%lld] outside rank %d's buffer", r, X->pc,
+           buf_name(b), (long long)u, q);
+      return;
+    }
+    if (Q->pw[b][u] > X->vc[q])
+      verr(V, "rank %d addr %d: reads rank %d's %s[%lld] in place before that is written "
+           "(missing AWAIT)", r, X->pc, q, buf_name(b), (long long)u);
+    Q->pr[b][u * V->p + r] = X->vc[r];
+  }
+  vtok *d = X->tok[I->dst.buf];
+  const vtok *sl = X->tok[BUF_SHM];
+  int64_t *x2 = malloc((size_t)(n + 1) * sizeof *x2);
+  if (!x2 || !in_bounds(V, r, I->src2) || expand(X->P, I->src2, x2) != n) {
+    verr(V, "rank %d addr %d: GET with a bad slot", r, X->pc);
+    free(x2);
+    return;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    vtok t = Q->tok[b][V->xa[i]];
+    if (!tok_same(t, sl[x2[i]], 1)) {
+      verr(V, "rank %d addr %d: SHM[%lld] does not hold rank %d's offered %s[%lld] "
+           "(missing AWAIT, or stale)", r, X->pc, (long long)x2[i], q, buf_name(b),
+           (long long)V->xa[i]);
+      break;
+    }
+    d[V->xb[i]] = t;
+  }
+  free(x2);
+  V->rep->units += n;
 }
 
 /* SIGNAL at rank r's pc: publish (epoch, n) with r's clock, then tick. */
@@ -429,7 +518,7 @@ static int shm_await(vstate *V, int r, const collc_instr *I) {
   if (want > 0 && s == Q->nsig) return 0;
   for (int i = 0; want > 0 && i < V->p; i++)
     if (Q->sig[s].vc[i] > X->vc[i]) X->vc[i] = Q->sig[s].vc[i];
-  if (I->n == 0 && !X->aw0[q]) X->aw0[q] = 1, X->awaited0++;
+  if (!X->aw0[q]) X->aw0[q] = 1, X->awaited0++; /* (any step of this run: q ended the last) */
   return 1;
 }
 
@@ -443,6 +532,13 @@ static int end_run(vstate *V, int r) {
     if (X->slot_req[s] >= 0) verr(V, "rank %d: request in slot %d never waited", r, s);
   if (X->P->shm_units && V->L->size[V->L->node_of[r]] > 1 && !X->after_done)
     verr(V, "rank %d: uses SHM but ends without SIGNAL STEP_DONE", r);
+  for (int b = BUF_SEND; V->remote && b < BUF_COUNT; b++)
+    for (int64_t i = 0; b != BUF_SHM && i < X->n[b] * V->p; i++)
+      if (X->pr[b][i] && X->vc[i % V->p] < X->pr[b][i]) {
+        verr(V, "rank %d: ends its run while rank %lld may still read its %s[%lld] in place "
+             "(missing AWAIT)", r, (long long)(i % V->p), buf_name(b), (long long)(i / V->p));
+        break;
+      }
   check_rank(V, r);
   if (++X->epoch == V->epochs) return 0;
   X->pc = 0, X->after_done = 0, X->awaited0 = 0;
@@ -466,8 +562,10 @@ static int run_rank(vstate *V, int r) {
       if (!try_wait(V, r)) return moved;
       break;
     case COLLC_OP_COPY:
+    case COLLC_OP_OFFER: /* (a copy into the slot, as the executor may make it) */
     case COLLC_OP_REDUCE:
     case COLLC_OP_COMBINE: local_op(V, r, I); break;
+    case COLLC_OP_GET: remote_get(V, r, I); break;
     case COLLC_OP_ALLTOALL: return arrive(V, r) || moved;
     case COLLC_OP_SIGNAL: shm_signal(V, r, I); break;
     case COLLC_OP_AWAIT:
@@ -507,6 +605,11 @@ static void set_inputs(vstate *V, int r) {
   input_region(&X->P->spec, r, &in, &off, &units);
   for (int64_t u = 0; u < units && off + u < X->n[in]; u++)
     X->tok[in][off + u] = tok_leaf(leaf_id(V, X->epoch, r, u));
+  for (int b = BUF_SEND; V->remote && b < BUF_COUNT; b++) /* a new run: fresh buffers */
+    for (int64_t u = 0; b != BUF_SHM && u < X->n[b]; u++) {
+      X->pw[b][u] = X->vc[r];
+      memset(&X->pr[b][u * V->p], 0, (size_t)V->p * sizeof(int64_t));
+    }
 }
 
 /* Allocate rank r's buffers (SHM: its node's) and fill its input. */
@@ -518,6 +621,11 @@ static int setup_rank(vstate *V, int r) {
     X->rd[b] = calloc((size_t)n + 1, sizeof(uint32_t));
     X->wr[b] = calloc((size_t)n + 1, 1);
     if ((b != BUF_SHM && !X->tok[b]) || !X->rd[b] || !X->wr[b]) return -1;
+    if (V->remote && b != BUF_SHM) {
+      X->pw[b] = malloc((size_t)(n + 1) * sizeof(int64_t));
+      X->pr[b] = calloc((size_t)(n + 1) * (size_t)V->p, sizeof(int64_t));
+      if (!X->pw[b] || !X->pr[b]) return -1;
+    }
     for (int64_t u = 0; u < n && b != BUF_SHM; u++) X->tok[b][u] = tok_undefined();
   }
   if (V->node) X->tok[BUF_SHM] = V->node[V->L->node_of[r]].tok;
@@ -564,6 +672,8 @@ static void free_state(vstate *V, int own_programs) {
       if (b != BUF_SHM) free(X->tok[b]);
       free(X->rd[b]);
       free(X->wr[b]);
+      free(X->pw[b]);
+      free(X->pr[b]);
     }
     for (int i = 0; i < X->nsig; i++) free(X->sig[i].vc);
     free(X->sig), free(X->vc), free(X->aw0), free(X->slot_req);
@@ -603,6 +713,8 @@ static int setup(vstate *V, const collc_spec *s, const collc_choice *c,
       return -1;
     }
   }
+  for (int r = 0; r < p; r++)
+    for (int a = 0; a < V->R[r].P->nins; a++) V->remote |= V->R[r].P->ins[a].op == COLLC_OP_GET;
   if (setup_nodes(V)) return -1;
   for (int r = 0; r < p; r++) {
     if (setup_rank(V, r)) return -1;

@@ -25,6 +25,7 @@ typedef struct shm_seg {
   seg_flag *flag;          /* local rank i's flag: flag[i] (flag.h) */
   uint64_t seq;            /* executions begun */
   int yield;               /* the node has more ranks than cores: yield at once */
+  int cma;                 /* its ranks may read each other's memory (process_vm_readv) */
   MPI_Win win;             /* (owner's business) */
   struct shm_seg *next;    /* (owner's list) */
 } shm_seg;

@@ -16,10 +16,12 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "exec.h"
 #include "kernels.h"
 #include "local.h"
 #include "segment.h"
+#include "cma.h"
 
 #define TAG_P2P 0x7c11
 #define TAG_SELF 0x7c12
@@ -41,10 +43,12 @@ typedef struct {
 } xopnd;
 
 typedef struct {
-  xopnd src, dst;
+  xopnd src, dst; /* GET: src is the slot (the copy path) */
   MPI_Comm gcomm;
   int memcpy_ok;
-  int flag; /* AWAIT: the peer's local index (its flag) */
+  int flag;       /* AWAIT, GET: the peer's local index (its flag) */
+  int iv, nl, nr; /* GET: its local, then remote pieces in the plan's iov pool */
+  int stage;      /* GET: dst is not plain bytes: read into the stage, then unpack */
 } xins;
 
 struct collc_plan {
@@ -66,6 +70,13 @@ struct collc_plan {
   int tag;               /* of our point-to-point messages */
   shm_seg **seg;         /* the node segment (programs that use one) */
   shm_seg **own_seg;     /* a persistent plan's own segment (retired when freed) */
+  struct iovec *iov;     /* GET pieces (iov_base: offsets from a buffer's base) */
+  int niov;
+  char *stage;           /* GETs into buffers that are not plain bytes read here first */
+  size_t stage_bytes;
+  uint32_t flat;         /* bit b: buffer b may be read in place (BUF_SEND, RECV, TMP) */
+  int remote;            /* the program OFFERs or GETs: publish buffers at each start */
+  int pid;
   uint64_t seq;          /* this execution's number on the segment */
   MPI_Aint shm_lb;       /* true lower bound of a segment unit: the base is shifted by it */
   size_t shm_bytes;      /* segment bytes this plan touches */
@@ -162,6 +173,48 @@ static int resolve_tiled(collc_plan *pl, collc_opnd o, int64_t stride, xopnd *x)
   return rc;
 }
 
+/* Append the byte pieces of operand o (units of ub bytes, ext apart) to
+ * the plan's iov pool (offsets from the buffer's base). */
+static int add_pieces(collc_plan *pl, collc_opnd o, MPI_Aint ub, MPI_Aint ext) {
+  const collc_shape *S = &pl->P->shapes[o.shape];
+  struct iovec *v = realloc(pl->iov, (size_t)(pl->niov + S->nruns + 1) * sizeof *v);
+  if (!v) return MPI_ERR_NO_MEM;
+  pl->iov = v;
+  for (int64_t k = 0; k < S->nruns; k++) {
+    int64_t off, len;
+    shape_run(pl->P, o.shape, k, &off, &len);
+    v[pl->niov].iov_base = (void *)(uintptr_t)((o.off + off) * ext);
+    v[pl->niov++].iov_len = (size_t)(len * ub);
+  }
+  return MPI_SUCCESS;
+}
+
+/* GET I: where the bytes go (my dst, or the stage when dst is not plain
+ * bytes) and come from (the peer's src: plain bytes, or it copies to the
+ * slot instead). */
+static int get_pieces(collc_plan *pl, const collc_instr *I, xins *X) {
+  const unit *D = &pl->u[kind_of(I->dst.buf)];
+  MPI_Aint ub = pl->u[kind_of(I->src.buf)].bytes;
+  size_t bytes = (size_t)(opnd_units(pl->P, I->src) * ub);
+  int rc;
+  X->flag = pl->P->spec.layout->local_of[I->peer];
+  X->iv = pl->niov;
+  X->stage = !D->flat;
+  if (X->stage) {
+    struct iovec *v = realloc(pl->iov, (size_t)(pl->niov + 1) * sizeof *v);
+    if (!v) return MPI_ERR_NO_MEM;
+    pl->iov = v;
+    v[pl->niov].iov_base = 0, v[pl->niov++].iov_len = bytes;
+    if (bytes > pl->stage_bytes) pl->stage_bytes = bytes;
+  } else if ((rc = add_pieces(pl, I->dst, D->bytes, D->ext))) {
+    return rc;
+  }
+  X->nl = pl->niov - X->iv;
+  if ((rc = add_pieces(pl, I->src, ub, ub))) return rc;
+  X->nr = pl->niov - X->iv - X->nl;
+  return MPI_SUCCESS;
+}
+
 /* Resolve instruction a (operands, group communicator, copy mode). */
 static int resolve_instr(collc_plan *pl, int a, const MPI_Comm *gcomm) {
   const collc_instr *I = &pl->P->ins[a];
@@ -179,12 +232,14 @@ static int resolve_instr(collc_plan *pl, int a, const MPI_Comm *gcomm) {
                           opnd_units(pl->P, I->src) * pl->u[kind_of(I->src.buf)].bytes;
     return rc;
   }
-  if (f & OPF_READS) rc = resolve(pl, I->src, &X->src);
+  collc_opnd from = I->op == COLLC_OP_GET ? I->src2 : I->src; /* (GET: its copy path) */
+  if (f & OPF_READS) rc = resolve(pl, from, &X->src);
   if (!rc && (f & OPF_WRITES)) rc = resolve(pl, I->dst, &X->dst);
   if (I->op == COLLC_OP_SEND)
     pl->bytes += (long long)opnd_units(pl->P, I->src) * pl->u[kind_of(I->src.buf)].bytes;
-  if (I->op == COLLC_OP_COPY) {
-    const unit *a0 = &pl->u[kind_of(I->src.buf)], *a1 = &pl->u[kind_of(I->dst.buf)];
+  if (!rc && I->op == COLLC_OP_GET) rc = get_pieces(pl, I, X);
+  if (I->op == COLLC_OP_COPY || I->op == COLLC_OP_OFFER || I->op == COLLC_OP_GET) {
+    const unit *a0 = &pl->u[kind_of(from.buf)], *a1 = &pl->u[kind_of(I->dst.buf)];
     X->memcpy_ok = (a0->flat && a1->flat && a0->ext == a1->ext) ||
                    (a0->t == a1->t && a0->c == a1->c && exec_type_named(a0->t));
   }
@@ -295,7 +350,13 @@ int plan_create(collc_prog *P, const exec_bind *b, MPI_Comm comm, const MPI_Comm
     for (int s = 0; s <= P->nslots; s++) pl->req[s] = MPI_REQUEST_NULL;
     rc = alloc_tmp(pl, b);
     for (int a = 0; a < P->nins && !rc; a++) rc = resolve_instr(pl, a, gcomm);
+    if (!rc && pl->stage_bytes && !(pl->stage = malloc(pl->stage_bytes))) rc = MPI_ERR_NO_MEM;
   }
+  for (int a = 0; a < P->nins; a++)
+    pl->remote |= P->ins[a].op == COLLC_OP_OFFER || P->ins[a].op == COLLC_OP_GET;
+  pl->pid = (int)getpid();
+  pl->flat = (pl->u[0].flat && !P->spec.in_place ? 1u << BUF_SEND : 0) |
+             (pl->u[1].flat ? 1u << BUF_RECV | 1u << BUF_TMP : 0);
   if (rc) {
     plan_free(pl);
     return rc;
@@ -333,6 +394,34 @@ static int await_flag(collc_plan *pl, const collc_instr *I, int peer, int blocki
   return flag_wait(&g->flag[peer], (pl->seq - 1) * STEP_DONE + (uint64_t)I->n, blocking, g->yield);
 }
 
+/* The copy of I's resolved operands (a COPY; the slot copy of an OFFER or
+ * of a GET, whose source is then src2): memcpy when units are plain bytes,
+ * else a self send-receive with the operand types. */
+static int copy_step(collc_plan *pl, const collc_instr *I, const xins *X) {
+  collc_instr c = *I;
+  c.op = COLLC_OP_COPY;
+  if (I->op == COLLC_OP_GET) c.src = I->src2;
+  if (X->memcpy_ok) return local_run(pl->P, &c, pl->base, &pl->lx);
+  return PMPI_Sendrecv(pl->base[c.src.buf] + X->src.off, X->src.count, X->src.type, pl->self,
+                       TAG_SELF, pl->base[c.dst.buf] + X->dst.off, X->dst.count, X->dst.type,
+                       pl->self, TAG_SELF, pl->comm, MPI_STATUS_IGNORE);
+}
+
+/* GET I: the peer's src read in place if it published that buffer so
+ * (Cross Memory Attach; through the stage when my dst is not plain bytes),
+ * else its copy in the slot. */
+static int get_step(collc_plan *pl, const collc_instr *I, const xins *X) {
+  const seg_flag *f = &(*pl->seg)->flag[X->flag];
+  if (!(f->direct & (1u << I->src.buf))) return copy_step(pl, I, X);
+  char *to = X->stage ? pl->stage : pl->base[I->dst.buf];
+  const struct iovec *v = pl->iov + X->iv;
+  if (cma_read(f->pid, to, v, X->nl, f->base[I->src.buf], v + X->nl, X->nr)) return MPI_ERR_OTHER;
+  if (!X->stage) return MPI_SUCCESS;
+  return PMPI_Sendrecv(pl->stage, (int)v[0].iov_len, MPI_PACKED, pl->self, TAG_SELF,
+                       pl->base[I->dst.buf] + X->dst.off, X->dst.count, X->dst.type, pl->self,
+                       TAG_SELF, pl->comm, MPI_STATUS_IGNORE);
+}
+
 /* Execute instruction a of the current execution; returns an MPI code.
  * Not blocking: a WAIT whose requests are not all complete sets *stall and
  * leaves them, and a group call is posted, not completed. */
@@ -352,10 +441,11 @@ static int step(collc_plan *pl, int a, int blocking, int *stall) {
   }
   case COLLC_OP_REDUCE:
   case COLLC_OP_COMBINE: return local_run(pl->P, I, pl->base, &pl->lx);
-  case COLLC_OP_COPY:
-    if (X->memcpy_ok) return local_run(pl->P, I, pl->base, &pl->lx);
-    return PMPI_Sendrecv(s, X->src.count, X->src.type, pl->self, TAG_SELF, d, X->dst.count,
-                         X->dst.type, pl->self, TAG_SELF, pl->comm, MPI_STATUS_IGNORE);
+  case COLLC_OP_COPY: return copy_step(pl, I, X);
+  case COLLC_OP_OFFER: /* in place if I published this buffer so (begin), else into the slot */
+    return (*pl->seg)->flag[pl->flag].direct & (1u << I->src.buf) ? MPI_SUCCESS
+                                                                   : copy_step(pl, I, X);
+  case COLLC_OP_GET: return get_step(pl, I, X);
   case COLLC_OP_ALLTOALL:
     if (!blocking) return PMPI_Ialltoall(s, 1, X->src.type, d, 1, X->dst.type, X->gcomm, r);
     *r = MPI_REQUEST_NULL;
@@ -426,6 +516,12 @@ static int begin(collc_plan *pl, const void *sendbuf, void *recvbuf) {
   }
   pl->seq = ++g->seq;
   pl->base[BUF_SHM] = g->data - pl->shm_lb; /* unit u's data at data + u * its extent */
+  if (pl->remote) { /* read by others after they acquire a later step of mine */
+    seg_flag *me = &g->flag[pl->flag];
+    me->pid = pl->pid;
+    me->direct = g->cma ? pl->flat : 0;
+    for (int b = BUF_SEND; b <= BUF_TMP; b++) me->base[b] = (uint64_t)(uintptr_t)pl->base[b];
+  }
   return MPI_SUCCESS;
 }
 
@@ -479,7 +575,7 @@ void plan_free(collc_plan *pl) {
   if (!pl) return;
   for (int i = 0; i < pl->nowned; i++) PMPI_Type_free(&pl->owned[i]);
   free(pl->owned), free(pl->dt), free(pl->dtcount), free(pl->x), free(pl->req);
-  free(pl->tmp_mem);
+  free(pl->tmp_mem), free(pl->iov), free(pl->stage);
   if (pl->own_seg && *pl->own_seg) seg_retire(*pl->own_seg);
   free(pl->own_seg);
   prog_free(pl->P);

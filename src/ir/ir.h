@@ -184,6 +184,11 @@ void prog_need_shm(collc_prog *P, int64_t units);
  * rank peer (same node) has published step n (0: ended its previous run). */
 void prog_signal(collc_prog *P, int64_t n);
 void prog_await(collc_prog *P, int peer, int64_t n);
+/* Single copy (ops.h): offer src to the node (slot: its copy in SHM when
+ * it cannot be read in place); get peer's offered src (an operand of the
+ * peer's buffers) into dst, from slot when not in place. */
+void prog_offer(collc_prog *P, collc_opnd src, collc_opnd slot);
+void prog_get(collc_prog *P, int peer, collc_opnd src, collc_opnd slot, collc_opnd dst);
 
 /* Views: emit a sub-collective (another generator's program for spec sub,
  * e.g. an allreduce among one rank per node) into P. While a view is

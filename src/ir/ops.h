@@ -14,11 +14,21 @@
  *   GROUP   `peer` is a group index (program's group table), `n` the member stride
  *   BLOCKS  the instruction itself blocks until a partner set arrives
  *   SYNC    a shared-memory flag operation (`n` is the step value)
+ *   REMOTE  src names buffers of rank `peer` (same node), read in place where
+ *           the platform allows (Cross Memory Attach), else from src2, the
+ *           copy the owner's OFFER left in the segment
  *
  * Shared-memory flags: every rank of a node has one counter. SIGNAL n
  * publishes "this execution has reached step n" (release); AWAIT n on peer
  * q blocks until q has (acquire); AWAIT 0 means "q has ended its previous
  * execution" (its SIGNAL STEP_DONE). Step values grow within an execution.
+ *
+ * Single copy: OFFER makes src readable by the node's ranks until they
+ * tell (SIGNAL) that they have read it: in place when this rank's buffer
+ * allows, else by copying it into dst (a segment slot). GET reads an
+ * offered operand: dst = the peer's src, in place or from the slot src2.
+ * The owner must not change or leave the offered data before its readers
+ * have signalled (the verifier checks it as it checks the segment).
  */
 #ifndef COLLC_OPS_H
 #define COLLC_OPS_H
@@ -33,6 +43,7 @@
 #define OPF_READS2 0x80
 #define OPF_UPDATES 0x100
 #define OPF_SYNC   0x200
+#define OPF_REMOTE 0x400
 
 #define STEP_DONE (1 << 20) /* the last SIGNAL of every execution that used SHM */
 
@@ -47,7 +58,10 @@
   X(ALLTOALL, OPF_READS | OPF_WRITES | OPF_POSTS | OPF_GROUP | OPF_BLOCKS,               \
               "all-to-all on group peer: member j gets src+j*n, dst+j*n from j") \
   X(SIGNAL,   OPF_SYNC,                         "set my node flag to step n (release)") \
-  X(AWAIT,    OPF_SYNC | OPF_PEER | OPF_BLOCKS, "wait until peer's node flag reaches step n (acquire)")
+  X(AWAIT,    OPF_SYNC | OPF_PEER | OPF_BLOCKS, "wait until peer's node flag reaches step n (acquire)") \
+  X(OFFER,    OPF_READS | OPF_WRITES,           "let node ranks read src in place, else copy it to dst") \
+  X(GET,      OPF_READS | OPF_READS2 | OPF_WRITES | OPF_PEER | OPF_REMOTE,                \
+              "dst = peer's offered src (in place, else its copy src2)")
 
 enum collc_opcode {
 #define COLLC_OP_ENUM(name, flags, doc) COLLC_OP_##name,

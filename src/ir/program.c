@@ -236,6 +236,17 @@ void prog_await(collc_prog *P, int peer, int64_t n) {
   if (I) I->peer = peer, I->n = n;
 }
 
+void prog_offer(collc_prog *P, collc_opnd src, collc_opnd slot) {
+  if (P->view) prog_fail(P, COLLC_EINVAL, "OFFER inside a view");
+  else local(P, COLLC_OP_OFFER, src, opnd(BUF_NONE, 0, 0), slot);
+}
+
+void prog_get(collc_prog *P, int peer, collc_opnd src, collc_opnd slot, collc_opnd dst) {
+  collc_instr *I = P->view ? NULL : append(P, COLLC_OP_GET);
+  if (P->view) prog_fail(P, COLLC_EINVAL, "GET inside a view");
+  if (I) I->peer = peer, I->src = src, I->src2 = slot, I->dst = dst;
+}
+
 void prog_view_push(collc_prog *P, prog_view *v, const collc_spec *sub) {
   if (P->view) {
     prog_fail(P, COLLC_EINVAL, "views do not nest");
@@ -348,8 +359,13 @@ static void check_instr(collc_prog *P, int addr) {
     prog_fail(P, COLLC_EINVAL, "addr %d: unknown opcode %d", addr, I->op);
     return;
   }
-  if ((f & OPF_READS) && I->src.buf == BUF_SEND && P->spec.in_place)
+  if ((f & OPF_READS) && I->src.buf == BUF_SEND && P->spec.in_place && !(f & OPF_REMOTE))
     prog_fail(P, COLLC_EINVAL, "addr %d: reads SEND of an in-place call", addr);
+  if ((f & OPF_REMOTE) && (I->peer < 0 || I->peer >= P->spec.p || I->peer == P->spec.rank ||
+                           I->src.buf == BUF_SHM || I->src2.buf != BUF_SHM))
+    prog_fail(P, COLLC_EINVAL, "addr %d: GET needs another rank's buffer and a slot", addr);
+  if (I->op == COLLC_OP_OFFER && (I->src.buf == BUF_SHM || I->dst.buf != BUF_SHM))
+    prog_fail(P, COLLC_EINVAL, "addr %d: OFFER needs a buffer and a slot", addr);
   if ((f & OPF_WRITES) && I->dst.buf == BUF_SEND)
     prog_fail(P, COLLC_EINVAL, "addr %d: writes SEND, the send buffer", addr);
   if ((f & OPF_READS2) && I->src2.buf == BUF_SEND && P->spec.in_place)
@@ -358,7 +374,10 @@ static void check_instr(collc_prog *P, int addr) {
   if ((f & OPF_GROUP) && I->peer >= 0 && I->peer < P->ngroups &&
       __builtin_mul_overflow((int64_t)P->groups[I->peer].n - 1, I->n, &span)) /* last part */
     span = INT64_MAX;
-  if (f & OPF_READS) check_opnd(P, addr, I->src, span, "src");
+  if ((f & OPF_READS) && !(f & OPF_REMOTE)) check_opnd(P, addr, I->src, span, "src");
+  if ((f & OPF_REMOTE) && (I->src.shape < 0 || I->src.shape >= P->nshapes)) /* (bounds: the
+      peer's buffers, which the verifier checks) */
+    prog_fail(P, COLLC_EINVAL, "addr %d: bad src operand", addr);
   if (f & OPF_READS2) check_opnd(P, addr, I->src2, 0, "src2");
   if (f & OPF_WRITES) check_opnd(P, addr, I->dst, span, "dst");
   if (P->err) return;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include "internal.h"
 #include "../exec/segment.h"
+#include "../exec/cma.h"
 #include "../plan/config.h"
 
 static int ncores = -1;  /* processing units of this machine (0: unknown) */
@@ -107,6 +108,7 @@ int state_layout(collc_state *st, MPI_Comm comm) {
   if (st->layout && all[0] == -all[1] && all[0] > 0) layout_set_sockets(st->layout, all[0]);
   free(ids);
   st->yield = ncores <= 0 || k > ncores;
+  st->cma = !rc && k > 1 && cma_probe(st->node); /* (collective over my node) */
   if (k == 1 && st->node != MPI_COMM_NULL) PMPI_Comm_free(&st->node);
   return rc;
 }
@@ -118,13 +120,17 @@ int state_segment(collc_state *st, size_t bytes) {
     seg_free(st->seg);
     st->seg = NULL;
   }
-  return seg_new(st->node, want, st->yield, &st->seg);
+  int rc = seg_new(st->node, want, st->yield, &st->seg);
+  if (!rc) st->seg->cma = st->cma;
+  return rc;
 }
 
 int state_own_segment(collc_state *st, size_t bytes, shm_seg **out) {
   *out = NULL;
   if (st->node == MPI_COMM_NULL) return MPI_SUCCESS;
-  return seg_new(st->node, bytes, st->yield, out);
+  int rc = seg_new(st->node, bytes, st->yield, out);
+  if (!rc) (*out)->cma = st->cma;
+  return rc;
 }
 
 void state_free_nodes(collc_state *st) {

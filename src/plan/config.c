@@ -29,6 +29,8 @@ static void config_read(void) {
   cfg.stats = env_flag("COLLC_STATS");
   const char *shm = getenv("COLLC_SHM");
   cfg.shm = !(shm && !strcmp(shm, "0"));
+  const char *cma = getenv("COLLC_CMA");
+  cfg.cma = !(cma && !strcmp(cma, "0"));
   cfg.node_size = env_count("COLLC_NODE_SIZE");
   cfg.socket_size = env_count("COLLC_SOCKET_SIZE");
   const char *w = getenv("COLLC_WISDOM");

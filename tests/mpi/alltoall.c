@@ -98,7 +98,8 @@ static void all_algos(algo_list *L, int p, int quick) {
     int k = tl_env_int("COLLC_NODE_SIZE", 0);
     algo_add(L, "hier");
     if (k == 0 || k >= p) /* one node: messages through the segment */
-      algo_add(L, "shm"), algo_add(L, "shm:bruck:2"), algo_add(L, "shm:torus:d=2:pairwise");
+      algo_add(L, "shm"), algo_add(L, "shm:bruck:2"), algo_add(L, "shm:torus:d=2:pairwise"),
+          algo_add(L, "shm:direct=0"), algo_add(L, "shm:direct=0:bruck:2");
     return;
   }
   algo_add(L, "pairwise");

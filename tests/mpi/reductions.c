@@ -244,6 +244,7 @@ static void hier_algos(algo_list *L, int coll, int p) {
   if (coll == C_ALLREDUCE) algo_add(L, "hier:node=tree:net=tree:3");
   if (coll == C_REDUCE || coll == C_BCAST) algo_add(L, "hier:net=tree:3");
   if (k == 0 || k >= p) algo_add(L, "shm"), algo_add(L, "%s", shm2[coll]);
+  if (k == 0 || k >= p) algo_add(L, "shm:direct=0"); /* every message read in place */
 }
 
 /* Every algorithm of the matrix for collective coll on p ranks. */

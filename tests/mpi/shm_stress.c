@@ -14,7 +14,8 @@
  * COLLC_TEST_ITERS (default 2000) sets the length. Run it with
  * COLLC_NODE_SIZE. COLLC_TEST_SHM=1 (all ranks on one node): the blocking
  * calls use shm (messages through the segment; allreduce also shm:cyclic)
- * instead of hier. Exit status 1 on any mismatch. */
+ * instead of hier; COLLC_TEST_SHM=2: the same with every message read in
+ * place (shm:direct=0). Exit status 1 on any mismatch. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +85,8 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &p);
   const char *e = getenv("COLLC_TEST_ITERS");
   int iters = e ? atoi(e) : 2000, cap = 3000 * p + 64, pn = 777;
-  if ((e = getenv("COLLC_TEST_SHM")) && atoi(e)) fam = "shm", ar2 = "shm:cyclic";
+  if ((e = getenv("COLLC_TEST_SHM")) && atoi(e) == 1) fam = "shm", ar2 = "shm:cyclic";
+  if (e && atoi(e) == 2) fam = "shm:direct=0", ar2 = "shm:direct=0:cyclic";
   int *in = malloc(cap * sizeof *in), *out = malloc(cap * sizeof *out),
       *ref = malloc(cap * sizeof *ref), *pin = malloc(pn * sizeof *pin),
       *pout = malloc(pn * sizeof *pout);

@@ -83,7 +83,8 @@ static void run(int coll, const char *algo, const collc_layout *L, int64_t count
 /* shm on one node of p ranks: every collective with its default and other
  * inner algorithms (factor lists where they fit), every root. */
 static void sweep_shm(int p, const collc_layout *L, int64_t count, int ip, int comm) {
-  static const char *const allreduce[] = {"shm", "shm:cyclic", "shm:tree", "shm:recexch:flat"};
+  static const char *const allreduce[] = {"shm", "shm:cyclic", "shm:tree", "shm:recexch:flat",
+                                          "shm:direct=0", "shm:direct=16:cyclic"};
   char list[64];
   for (size_t a = 0; a < sizeof allreduce / sizeof *allreduce; a++)
     run(COLLC_COLL_ALLREDUCE, allreduce[a], L, count, ip, comm, 0);
@@ -95,16 +96,21 @@ static void sweep_shm(int p, const collc_layout *L, int64_t count, int ip, int c
   }
   run(COLLC_COLL_REDUCE_SCATTER_BLOCK, "shm", L, count, ip, comm, 0);
   run(COLLC_COLL_REDUCE_SCATTER_BLOCK, "shm:cyclic", L, count, ip, comm, 0);
+  run(COLLC_COLL_REDUCE_SCATTER_BLOCK, "shm:direct=0", L, count, ip, comm, 0);
   if (comm) {
     run(COLLC_COLL_ALLGATHER, "shm", L, count, ip, 1, 0);
     run(COLLC_COLL_ALLGATHER, "shm:cyclic", L, count, ip, 1, 0);
     run(COLLC_COLL_ALLTOALL, "shm", L, count, ip, 1, 0);
     run(COLLC_COLL_ALLTOALL, "shm:bruck:2", L, count, ip, 1, 0);
     run(COLLC_COLL_ALLTOALL, "shm:torus:d=2:pairwise", L, count, ip, 1, 0);
+    run(COLLC_COLL_ALLGATHER, "shm:direct=0:cyclic", L, count, ip, 1, 0);
+    run(COLLC_COLL_ALLTOALL, "shm:direct=0", L, count, ip, 1, 0);
+    run(COLLC_COLL_ALLTOALL, "shm:direct=0:bruck:2", L, count, ip, 1, 0);
   }
   for (int root = 0; root < p; root++) {
-    run(COLLC_COLL_REDUCE, root % 2 ? "shm:tree:3" : "shm", L, count, ip, comm, root);
-    if (comm && !ip) run(COLLC_COLL_BCAST, root % 2 ? "shm:tree:2,3" : "shm", L, count, 1, 1, root);
+    run(COLLC_COLL_REDUCE, root % 2 ? "shm:tree:3" : "shm:direct=0", L, count, ip, comm, root);
+    if (comm && !ip)
+      run(COLLC_COLL_BCAST, root % 2 ? "shm:direct=0:tree:2,3" : "shm", L, count, 1, 1, root);
   }
 }
 
@@ -195,8 +201,8 @@ static void mutant(int coll, const char *algo, const collc_layout *L, int r, int
   free_all(P, L->p);
 }
 
-/* Every AWAIT of every rank deleted; every segment access moved to just
- * before the AWAITs that precede it. (A deleted SIGNAL is no error: the
+/* Every AWAIT of every rank deleted; every segment access (and GET) moved
+ * to just before the AWAITs that precede it. (A deleted SIGNAL is no error: the
  * counters only grow, so a waiter takes the next release, later but after
  * the same writes; the verifier then proves the result right.) */
 static void mutants(int coll, const char *algo, const char *nodes, int p) {
@@ -208,7 +214,8 @@ static void mutants(int coll, const char *algo, const char *nodes, int p) {
       const collc_instr *I = &P[r]->ins[a];
       if (I->op == COLLC_OP_AWAIT) mutant(coll, algo, L, r, a, -1);
       int writes_shm = (ops_flags(I->op) & OPF_WRITES) && I->dst.buf == BUF_SHM;
-      int reads_shm = (ops_flags(I->op) & OPF_READS) && I->src.buf == BUF_SHM;
+      int reads_shm = ((ops_flags(I->op) & OPF_READS) && I->src.buf == BUF_SHM) ||
+                      I->op == COLLC_OP_GET; /* (its slot, and the owner's buffer) */
       int first = a;
       while (first > 0 && P[r]->ins[first - 1].op == COLLC_OP_AWAIT) first--;
       if ((writes_shm || reads_shm) && first < a) mutant(coll, algo, L, r, a, first);
@@ -238,6 +245,12 @@ static void negatives(void) {
   mutants(COLLC_COLL_ALLTOALL, "shm:bruck:2", "one", 5);
   mutants(COLLC_COLL_REDUCE, "shm:tree:3", "one", 7);
   mutants(COLLC_COLL_BCAST, "shm", "one", 6);
+  /* single copy: every GET, and the owners' waits for their readers */
+  mutants(COLLC_COLL_ALLREDUCE, "shm:direct=0", "one", 5);
+  mutants(COLLC_COLL_ALLREDUCE, "shm:direct=0:cyclic:-2,-3,3,2", "one", 6);
+  mutants(COLLC_COLL_ALLTOALL, "shm:direct=0", "one", 4);
+  mutants(COLLC_COLL_BCAST, "shm:direct=0:tree:3", "one", 7);
+  mutants(COLLC_COLL_REDUCE_SCATTER_BLOCK, "shm:direct=0", "one", 4);
   /* The segment without a layout is refused by the builder. */
   collc_spec s = {COLLC_COLL_ALLREDUCE, 2, 0, 4, 8, 0, 0, 1, NULL};
   collc_prog *P = prog_new(&s);
