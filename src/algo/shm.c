@@ -8,7 +8,8 @@
  * completes it, which AWAITs that count and copies the slot out. A message
  * of at least `direct` bytes is read once (single copy): the SEND OFFERs
  * the data (readable in place by Cross Memory Attach where the platform
- * allows, else copied into the slot) and SIGNALs; the receiver GETs it at
+ * allows, else copied into the slot; off by default, see SHM_DIRECT) and
+ * SIGNALs; the receiver GETs it at
  * its WAIT and SIGNALs that it is done; the sender AWAITs the reader
  * before it next writes over that data, or at the end of its run, but not
  * sooner (an MPI send would wait for its receiver at the WAIT: the data
@@ -30,7 +31,11 @@
 #include <string.h>
 #include "algo.h"
 
-#define SHM_DIRECT 32768 /* bytes from which messages are read in place */
+/* Bytes from which messages are read in place by default: never (-1). On
+ * the 2-core development machine the slot's two memcpys beat one
+ * process_vm_readv at every size measured, up to 8 MB (README, "Single
+ * copy"); shm:direct=<bytes> turns it on where it wins. */
+#define SHM_DIRECT (-1)
 
 /* One message of the node: its slot, the sender's count that publishes it,
  * whether this send fills the slot (else an earlier send of the same data
@@ -383,4 +388,4 @@ static void shm_format(const collc_choice *c, char *buf, size_t len) {
 const collc_algo algo_shm = {
     "shm", -1, shm_parse, shm_resolve, shm_gen, shm_format, "shm[:direct=<bytes>][:<algorithm>]",
     "any message-passing algorithm with its messages through the node's shared segment "
-    "(every rank on one node), large ones read in place; default recexch, tree or pairwise"};
+    "(every rank on one node), direct= ones read in place; default recexch, tree or pairwise"};
