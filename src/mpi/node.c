@@ -7,9 +7,10 @@
  * on one machine); each node is named by its lowest rank and the names are
  * gathered, so any placement works (irregular, unequal). hwloc counts the
  * cores (when a node holds more ranks than cores, waits yield at once) and
- * finds the socket (package) each process is bound to: local ranks in runs
- * of m per socket make the layout's socket level (COLLC_SOCKET_SIZE=m
- * sets it; unbound processes have none). */
+ * finds the memory domain each process is bound to (its NUMA node where a
+ * socket has several, else its socket): local ranks in runs of m per
+ * domain make the layout's socket level (COLLC_SOCKET_SIZE=m sets it;
+ * unbound processes have none). */
 #include <hwloc.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -19,21 +20,30 @@
 #include "../plan/config.h"
 
 static int ncores = -1;  /* processing units of this machine (0: unknown) */
-static int package = -1; /* the one package (socket) this process is bound to; -1: none */
+static int package = -1; /* the one NUMA node or package this process is bound to; -1: none */
 static pthread_once_t topo_once = PTHREAD_ONCE_INIT;
 
-/* The package my binding lies in, if exactly one package holds it all. */
-static int my_package(hwloc_topology_t t) {
+/* The object of type ty my binding lies in, if there are several and
+ * exactly one holds it all; -1 otherwise. */
+static int bound_in(hwloc_topology_t t, hwloc_const_bitmap_t set, hwloc_obj_type_t ty) {
+  if (hwloc_get_nbobjs_by_type(t, ty) < 2) return -1;
+  hwloc_obj_t o = hwloc_get_next_obj_covering_cpuset_by_type(t, set, ty, NULL);
+  if (!o || hwloc_get_next_obj_covering_cpuset_by_type(t, set, ty, o)) return -1;
+  return (int)o->logical_index;
+}
+
+/* My memory domain: the NUMA node my binding lies in (the finer level where
+ * a socket has several), else its package (socket); -1 if unbound. */
+static int my_domain(hwloc_topology_t t) {
   hwloc_bitmap_t set = hwloc_bitmap_alloc();
-  int pk = -1;
-  if (set && hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE) > 1 &&
-      !hwloc_get_cpubind(t, set, HWLOC_CPUBIND_PROCESS)) {
-    hwloc_obj_t o = hwloc_get_next_obj_covering_cpuset_by_type(t, set, HWLOC_OBJ_PACKAGE, NULL);
-    if (o && !hwloc_get_next_obj_covering_cpuset_by_type(t, set, HWLOC_OBJ_PACKAGE, o))
-      pk = (int)o->logical_index;
+  int d = -1;
+  if (set && !hwloc_get_cpubind(t, set, HWLOC_CPUBIND_PROCESS)) {
+    d = bound_in(t, set, HWLOC_OBJ_NUMANODE);
+    if (d < 0) d = bound_in(t, set, HWLOC_OBJ_PACKAGE);
+    else d += 1 << 20; /* (numbers of NUMA nodes and packages never meet) */
   }
   hwloc_bitmap_free(set);
-  return pk;
+  return d;
 }
 
 static void read_topology(void) {
@@ -45,7 +55,7 @@ static void read_topology(void) {
   hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "x86");
   if (!hwloc_topology_load(t)) {
     ncores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
-    package = my_package(t);
+    package = my_domain(t);
   }
   hwloc_topology_destroy(t);
 }
