@@ -13,7 +13,8 @@
  * its WAIT and SIGNALs that it is done; the sender AWAITs the reader
  * before it next writes over that data, or at the end of its run, but not
  * sooner (an MPI send would wait for its receiver at the WAIT: the data
- * must stand until then, and here until read). A send of the same operand as the
+ * must stand until then, and here until read). See lower_wait for the one
+ * schedule shape this rendezvous cannot serve. A send of the same operand as the
  * sender's previous one, with no write into that buffer in between (a
  * tree's root sending to each child), reuses that slot and count: one copy
  * in, however many readers. Local instructions stay as they are.
@@ -58,6 +59,7 @@ typedef struct {
   int64_t nm, cap, units, line, direct;
   rdone *d;       /* direct receives, to match with their messages */
   int64_t nd, capd;
+  int64_t *rstart, *rord; /* messages by receiver: rord[rstart[to] ..), by sender, in order */
 } lowering;
 
 /* Operand o of program Q, re-made in P (same buffer and offset). */
@@ -143,11 +145,33 @@ static int number(const collc_spec *s, collc_prog *P, lowering *W, int q) {
   return P->err;
 }
 
+/* Index the messages by receiver (W->m is by sender, so each receiver's
+ * list comes sorted by sender, in send order). 0 or -1 (out of memory). */
+static int index_receivers(const collc_spec *s, lowering *W) {
+  W->rstart = calloc((size_t)s->p + 1, sizeof *W->rstart);
+  W->rord = malloc(((size_t)W->nm + 1) * sizeof *W->rord);
+  int64_t *at = calloc((size_t)s->p + 1, sizeof *at);
+  if (!W->rstart || !W->rord || !at) return free(at), -1;
+  for (int64_t i = 0; i < W->nm; i++) W->rstart[W->m[i].to + 1]++;
+  for (int q = 0; q < s->p; q++) W->rstart[q + 1] += W->rstart[q];
+  for (int64_t i = 0; i < W->nm; i++) {
+    int to = W->m[i].to;
+    W->rord[W->rstart[to] + at[to]++] = i;
+  }
+  free(at);
+  return 0;
+}
+
 /* The slot of the k-th message from q to me (NULL if there is none). */
 static slot *find(const lowering *W, int q, int me, int k) {
-  for (int64_t i = 0; i < W->nm; i++)
-    if (W->m[i].from == q && W->m[i].to == me && k-- == 0) return &W->m[i];
-  return NULL;
+  int64_t lo = W->rstart[me], hi = W->rstart[me + 1], end = hi;
+  while (lo < hi) { /* the first message from q or a later sender */
+    int64_t mid = lo + (hi - lo) / 2;
+    if (W->m[W->rord[mid]].from < q) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo + k >= end || W->m[W->rord[lo + k]].from != q) return NULL;
+  return &W->m[W->rord[lo + k]];
 }
 
 /* Compile every rank's inner program, lay out the slots of all their sends
@@ -165,6 +189,7 @@ static int lay_out(const collc_spec *s, const collc_choice *inner, collc_prog *P
       return prog_fail(P, COLLC_EUNFIT, "shm: %s", why), P->err;
     number(s, P, W, q);
   }
+  if (!P->err && index_receivers(s, W)) prog_fail(P, COLLC_ENOMEM, "shm: out of memory");
   for (int64_t i = 0; i < W->nd && !P->err; i++) {
     slot *m = find(W, W->d[i].from, W->d[i].to, W->d[i].k);
     if (!m || !m->direct) prog_fail(P, COLLC_EINTERNAL, "shm: unmatched direct receive");
@@ -224,12 +249,15 @@ static void lower_send(const collc_spec *s, collc_prog *P, const collc_prog *Q,
   prog_signal(P, m->step);
 }
 
-/* Emit the WAIT of slots [lo, hi): its receives (await the sender, copy or
- * get, signal done), then its direct sends join the readers to await
- * later. (Only readers of earlier WAITs' sends are awaited before these
- * receives, never those of this WAIT's: where the original awaited them,
- * so no new wait cycle can arise; MPI forbids overlapping a send and a
- * receive that are in flight together anyway.) */
+/* Emit the WAIT of slots [lo, hi): its receives in slot order (await the
+ * sender, copy or get, signal done), then its direct sends join the
+ * readers to await later. Only readers of earlier WAITs' sends are awaited
+ * before these receives (MPI forbids overlapping a send and a receive in
+ * flight together). Caveat: completing receives in slot order, with
+ * senders that wait for their readers, can deadlock a schedule that MPI
+ * completes (a receive stuck behind one whose sender waits for a later
+ * one); the registry's algorithms do not, which collc-verify checks for
+ * every lowered program, and direct messages are off by default. */
 static void lower_wait(const lowering *W, collc_prog *P, int lo, int hi, const slot **rcv,
                        const collc_opnd *dst, const slot **snd, readers *R) {
   for (int k = lo; k < hi; k++) {
@@ -375,7 +403,7 @@ static int shm_gen(const collc_spec *s, const collc_choice *c, collc_prog *P) {
     lower(s, &W, P);
   }
   for (int q = 0; W.Q && q < s->p; q++) prog_free(W.Q[q]);
-  free(W.Q), free(W.m), free(W.d);
+  free(W.Q), free(W.m), free(W.d), free(W.rstart), free(W.rord);
   return P->err;
 }
 

@@ -23,7 +23,9 @@
  *
  * Single copy (OFFER, GET): an OFFER counts as a copy into its slot (the
  * executor may make it), and a GET reads both the slot and the owner's own
- * buffer, in place. Each private unit remembers its owner's clock at its
+ * buffer, in place. An offered slot unit remembers what it was offered
+ * from: only a GET of exactly that may read it (when the owner's buffer is
+ * read in place the executor leaves the slot empty). Each private unit remembers its owner's clock at its
  * last write and every reader's clock at its in-place read: a GET must
  * happen after the owner's last write (and after the owner's run began:
  * that is when its buffer addresses are published), an owner's write or
@@ -77,13 +79,18 @@ typedef struct {
   int *wrank;     /* last writer, -1 none */
   int64_t *wclk;  /* its clock at the write (INT64_MAX: a receive in flight) */
   int64_t *rclk;  /* [u * k + local]: clock of that rank's last read, 0 none */
+  int64_t *offer; /* offered from (offer_tag), -1: written otherwise */
   int k;
 } vnode;
+
+/* What an OFFER copies into a slot unit: unit u of rank q's buffer b. */
+static int64_t offer_tag(int q, int b, int64_t u) { return ((int64_t)(q * BUF_COUNT + b) << 40) + u; }
 
 typedef struct {
   int p;
   int epochs; /* runs of each program: 2 when the segment is used */
   int remote; /* some program reads other ranks' buffers in place (GET) */
+  int in_get; /* a GET is reading its slot (which may be offered) */
   const collc_layout *L;
   vnode *node;
   vtok *fold[2];      /* per run: the reduction of each input unit (folds) */
@@ -147,6 +154,10 @@ static void shm_access(vstate *V, int r, int addr, int64_t u, int h) {
   int writes = h == H_WRITE || h == H_START_WRITE;
   if ((reads || writes) && X->after_done)
     verr(V, "rank %d addr %d: SHM[%lld] used after SIGNAL STEP_DONE", r, addr, (long long)u);
+  if (reads && !V->in_get && N->offer[u] >= 0)
+    verr(V, "rank %d addr %d: reads SHM[%lld], offered (empty when read in place)", r, addr,
+         (long long)u);
+  if (writes) N->offer[u] = -1;
   if ((reads || writes) && w >= 0 && w != r && X->vc[w] < N->wclk[u])
     verr(V, "rank %d addr %d: %s SHM[%lld] written by rank %d without waiting for it "
          "(missing AWAIT)", r, addr, reads ? "reads" : "overwrites", (long long)u, w);
@@ -416,7 +427,9 @@ static void local_op(vstate *V, int r, const collc_instr *I) {
 static void remote_get(vstate *V, int r, const collc_instr *I) {
   vrank *X = &V->R[r];
   int q = I->peer;
+  V->in_get = 1;
   hazard(V, r, X->pc, I->src2, H_READ);
+  V->in_get = 0;
   if (!V->L || q < 0 || q >= V->p || q == r || V->L->node_of[q] != V->L->node_of[r]) {
     verr(V, "rank %d addr %d: GET from rank %d, not of its node", r, X->pc, q);
     return;
@@ -457,8 +470,14 @@ static void remote_get(vstate *V, int r, const collc_instr *I) {
     free(x2);
     return;
   }
+  const int64_t *tag = V->node[V->L->node_of[r]].offer;
   for (int64_t i = 0; i < n; i++) {
     vtok t = Q->tok[b][V->xa[i]];
+    if (tag[x2[i]] != offer_tag(q, b, V->xa[i])) {
+      verr(V, "rank %d addr %d: SHM[%lld] was not offered from rank %d's %s[%lld]", r, X->pc,
+           (long long)x2[i], q, buf_name(b), (long long)V->xa[i]);
+      break;
+    }
     if (!tok_same(t, sl[x2[i]], 1)) {
       verr(V, "rank %d addr %d: SHM[%lld] does not hold rank %d's offered %s[%lld] "
            "(missing AWAIT, or stale)", r, X->pc, (long long)x2[i], q, buf_name(b),
@@ -469,6 +488,19 @@ static void remote_get(vstate *V, int r, const collc_instr *I) {
   }
   free(x2);
   V->rep->units += n;
+}
+
+/* OFFER at rank r's pc (after its copy): tag the slot units with their
+ * source. */
+static void offer(vstate *V, int r, const collc_instr *I) {
+  vrank *X = &V->R[r];
+  if (!V->L || I->dst.buf != BUF_SHM || I->src.buf == BUF_SHM || !in_bounds(V, r, I->src) ||
+      !in_bounds(V, r, I->dst))
+    return;
+  int64_t n = expand(X->P, I->src, V->xa);
+  if (expand(X->P, I->dst, V->xb) != n) return;
+  int64_t *tag = V->node[V->L->node_of[r]].offer;
+  for (int64_t i = 0; i < n; i++) tag[V->xb[i]] = offer_tag(r, I->src.buf, V->xa[i]);
 }
 
 /* SIGNAL at rank r's pc: publish (epoch, n) with r's clock, then tick. */
@@ -561,8 +593,11 @@ static int run_rank(vstate *V, int r) {
     case COLLC_OP_WAIT:
       if (!try_wait(V, r)) return moved;
       break;
-    case COLLC_OP_COPY:
     case COLLC_OP_OFFER: /* (a copy into the slot, as the executor may make it) */
+      local_op(V, r, I);
+      offer(V, r, I);
+      break;
+    case COLLC_OP_COPY:
     case COLLC_OP_REDUCE:
     case COLLC_OP_COMBINE: local_op(V, r, I); break;
     case COLLC_OP_GET: remote_get(V, r, I); break;
@@ -659,8 +694,10 @@ static int setup_nodes(vstate *V) {
     N->wrank = malloc((size_t)(N->n + 1) * sizeof(int));
     N->wclk = calloc((size_t)N->n + 1, sizeof(int64_t));
     N->rclk = calloc((size_t)(N->n + 1) * (size_t)N->k, sizeof(int64_t));
-    if (!N->tok || !N->wrank || !N->wclk || !N->rclk) return -1;
-    for (int64_t u = 0; u < N->n; u++) N->tok[u] = tok_undefined(), N->wrank[u] = -1;
+    N->offer = malloc((size_t)(N->n + 1) * sizeof(int64_t));
+    if (!N->tok || !N->wrank || !N->wclk || !N->rclk || !N->offer) return -1;
+    for (int64_t u = 0; u < N->n; u++)
+      N->tok[u] = tok_undefined(), N->wrank[u] = -1, N->offer[u] = -1;
   }
   return V->node ? 0 : -1;
 }
@@ -680,7 +717,8 @@ static void free_state(vstate *V, int own_programs) {
     if (own_programs) prog_free(X->P);
   }
   for (int n = 0; V->node && n < V->L->nnodes; n++)
-    free(V->node[n].tok), free(V->node[n].wrank), free(V->node[n].wclk), free(V->node[n].rclk);
+    free(V->node[n].tok), free(V->node[n].wrank), free(V->node[n].wclk), free(V->node[n].rclk),
+        free(V->node[n].offer);
   free(V->node);
   for (int i = 0; i < V->nrdv; i++) free(V->rdv[i].ranks);
   free(V->R), free(V->req), free(V->rdv), free(V->xa), free(V->xb);

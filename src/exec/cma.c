@@ -62,12 +62,18 @@ int cma_read(int pid, char *lbase, const struct iovec *l, int nl, uint64_t rbase
 static volatile uint64_t probe_word = 0x636f6c6c632d636dULL; /* "collc-cm" */
 
 int cma_probe(MPI_Comm node) {
-  int k, me, ok = 0, all = 0;
+  int k, me, ok, all = 0;
   long long mine[2] = {(long long)getpid(), (long long)(uintptr_t)&probe_word}, *v;
-  if (!config_get()->cma) return 0;
   PMPI_Comm_size(node, &k);
   PMPI_Comm_rank(node, &me);
-  if (k < 2 || !(v = malloc(2 * (size_t)k * sizeof *v))) return 0;
+  if (k < 2) return 0;
+  v = malloc(2 * (size_t)k * sizeof *v);
+  ok = v && config_get()->cma; /* every rank takes part in both collectives, whatever it has */
+  if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, node) != MPI_SUCCESS || !all) {
+    free(v);
+    return 0;
+  }
+  ok = 0;
 #if defined(__linux__) && defined(PR_SET_PTRACER)
   prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* (fails harmlessly without Yama) */
 #endif

@@ -13,8 +13,10 @@
 int cma_read(int pid, char *lbase, const struct iovec *l, int nl, uint64_t rbase,
              const struct iovec *r, int nr);
 /* Whether every rank of node may read the others' memory (collective over
- * node): allows it for ours (Yama's ptrace scope), then each reads a word
- * of the next rank. 0 if not, or disabled (COLLC_CMA=0). */
+ * node; every rank takes part whatever it finds): allows it for ours
+ * (Yama's ptrace scope), then each reads a word of the next rank. 0 if
+ * not, or disabled (COLLC_CMA=0). Call it only for plans that read in
+ * place: allowing ptrace-attach is a relaxation. */
 int cma_probe(MPI_Comm node);
 
 #endif

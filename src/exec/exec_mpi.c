@@ -48,6 +48,7 @@ typedef struct {
   int memcpy_ok;
   int flag;       /* AWAIT, GET: the peer's local index (its flag) */
   int iv, nl, nr; /* GET: its local, then remote pieces in the plan's iov pool */
+  uint64_t rend;  /* GET: the end of the remote pieces (bytes from the peer's base) */
   int stage;      /* GET: dst is not plain bytes: read into the stage, then unpack */
 } xins;
 
@@ -212,6 +213,11 @@ static int get_pieces(collc_plan *pl, const collc_instr *I, xins *X) {
   X->nl = pl->niov - X->iv;
   if ((rc = add_pieces(pl, I->src, ub, ub))) return rc;
   X->nr = pl->niov - X->iv - X->nl;
+  X->rend = 0;
+  for (int i = X->iv + X->nl; i < pl->niov; i++) {
+    uint64_t end = (uint64_t)(uintptr_t)pl->iov[i].iov_base + pl->iov[i].iov_len;
+    if (end > X->rend) X->rend = end;
+  }
   return MPI_SUCCESS;
 }
 
@@ -308,6 +314,7 @@ static int bind_segment(collc_plan *pl, const exec_bind *b) {
   const collc_prog *P = pl->P;
   if (!P->shm_units) return MPI_SUCCESS;
   if (!b->seg || !P->spec.layout) return MPI_ERR_INTERN;
+  if (pl->u[1].bytes > INT_MAX) return MPI_ERR_COUNT; /* (a packed unit's count is an int) */
   pl->seg = b->seg;
   pl->flag = P->spec.layout->local_of[P->spec.rank];
   shm_unit(b, &pl->u[2], &pl->shm_lb);
@@ -412,10 +419,12 @@ static int copy_step(collc_plan *pl, const collc_instr *I, const xins *X) {
  * else its copy in the slot. */
 static int get_step(collc_plan *pl, const collc_instr *I, const xins *X) {
   const seg_flag *f = &(*pl->seg)->flag[X->flag];
+  int b = I->src.buf - BUF_SEND;
   if (!(f->direct & (1u << I->src.buf))) return copy_step(pl, I, X);
+  if (b < 0 || b > 2 || X->rend > f->limit[b]) return MPI_ERR_INTERN; /* (a wrong program) */
   char *to = X->stage ? pl->stage : pl->base[I->dst.buf];
   const struct iovec *v = pl->iov + X->iv;
-  if (cma_read(f->pid, to, v, X->nl, f->base[I->src.buf], v + X->nl, X->nr)) return MPI_ERR_OTHER;
+  if (cma_read(f->pid, to, v, X->nl, f->base[b], v + X->nl, X->nr)) return MPI_ERR_OTHER;
   if (!X->stage) return MPI_SUCCESS;
   return PMPI_Sendrecv(pl->stage, (int)v[0].iov_len, MPI_PACKED, pl->self, TAG_SELF,
                        pl->base[I->dst.buf] + X->dst.off, X->dst.count, X->dst.type, pl->self,
@@ -520,7 +529,10 @@ static int begin(collc_plan *pl, const void *sendbuf, void *recvbuf) {
     seg_flag *me = &g->flag[pl->flag];
     me->pid = pl->pid;
     me->direct = g->cma ? pl->flat : 0;
-    for (int b = BUF_SEND; b <= BUF_TMP; b++) me->base[b] = (uint64_t)(uintptr_t)pl->base[b];
+    for (int b = BUF_SEND; b <= BUF_TMP; b++) {
+      me->base[b - BUF_SEND] = (uint64_t)(uintptr_t)pl->base[b];
+      me->limit[b - BUF_SEND] = (uint64_t)(prog_buf_units(pl->P, b) * pl->u[kind_of(b)].ext);
+    }
   }
   return MPI_SUCCESS;
 }
@@ -564,7 +576,7 @@ size_t plan_shm_bytes(const collc_prog *P, const exec_bind *b) {
   unit U;
   if (!P->shm_units) return 0;
   shm_unit(b, &U, &lb);
-  if (U.t == MPI_PACKED) return (size_t)(P->shm_units * U.ext);
+  if (U.flat) return (size_t)(P->shm_units * U.ext); /* (packed, or plain bytes: units x bytes) */
   PMPI_Type_get_true_extent(b->recvtype, &tlb, &text);
   return (size_t)(P->shm_units * U.ext) + (size_t)(text > U.ext ? text : U.ext);
 }

@@ -9,7 +9,7 @@
 #include <unistd.h>
 #endif
 
-_Static_assert(sizeof(seg_flag) == 64, "a flag fills one cache line");
+_Static_assert(sizeof(seg_flag) == 128, "a flag fills two cache lines: counter, publication");
 
 void flag_publish(seg_flag *f, uint64_t v) {
   atomic_store_explicit(&f->value, v, memory_order_seq_cst);

@@ -16,12 +16,15 @@ typedef struct {
   _Atomic uint64_t value;   /* the counter (exec.h: (run - 1) * STEP_DONE + step) */
   _Atomic uint32_t waiters; /* ranks asleep (or about to sleep) on wake */
   _Atomic uint32_t wake;    /* futex word: bumped by a publish that finds waiters */
-  /* Single copy (GET): written by the owner when its execution begins, read
-   * by others after they acquire one of its later steps. */
+  char pad[48];
+  /* Single copy (GET), on a cache line of its own: written by the owner
+   * when its execution begins, read by others after they acquire one of
+   * its later steps. */
   int32_t pid;              /* the owner's process */
   uint32_t direct;          /* bit b: its buffer b may be read in place */
-  uint64_t base[4];         /* its buffers' addresses, by BUF_* (SEND, RECV, TMP) */
-  char pad[8];
+  uint64_t base[3];         /* its buffers' addresses: [b - BUF_SEND], b = SEND, RECV, TMP */
+  uint64_t limit[3];        /* their sizes in bytes (a GET past them is refused) */
+  char pad2[8];
 } seg_flag;
 
 #define FLAG_POISON UINT64_MAX /* the owner failed mid-execution */

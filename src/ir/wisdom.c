@@ -307,6 +307,10 @@ static int rebuild_instr(collc_prog *P, const collc_instr *I) {
   case COLLC_OP_ALLTOALL: prog_alltoall(P, I->peer, I->src, I->dst, I->n); return 0;
   case COLLC_OP_SIGNAL: prog_signal(P, I->n); return 0;
   case COLLC_OP_AWAIT: prog_await(P, I->peer, I->n); return 0;
+  case COLLC_OP_OFFER: prog_offer(P, I->src, I->dst); return 0;
+  case COLLC_OP_GET: /* (its remote reads are bounded at run time by the owner's sizes) */
+    prog_get(P, I->peer, I->src, I->src2, I->dst);
+    return 0;
   default: return -1;
   }
 }

@@ -119,6 +119,12 @@ static int bind(const dispatch_call *d, collc_state *st, collc_prog *P, int crea
   return plan_create(P, &b, st->priv, gcomm, pl);
 }
 
+/* Whether choice c reads other ranks' memory in place (shm:direct=): the
+ * node's permission is probed then (the same on every rank). */
+static int reads_in_place(const collc_choice *c) {
+  return !strcmp(algo_registry[c->algo]->name, "shm") && c->direct >= 0;
+}
+
 /* Whether choice c may use the node segment (the same on every rank, so
  * the agreement below is made by all ranks or none). */
 static int uses_segment(const collc_choice *c) {
@@ -127,17 +133,18 @@ static int uses_segment(const collc_choice *c) {
 }
 
 /* Segment bytes for program P of call d, agreed over comm (collective):
- * the most any rank needs; -1 if ranks space the segment's units
- * differently (only a reduction typed differently on different ranks,
- * which MPI does not allow: other collectives store packed bytes). */
+ * the most any rank needs; -1 if a reduction's ranks space the segment's
+ * units differently (typed differently, which MPI does not allow). Other
+ * collectives store packed bytes: their offsets are bytes on every rank
+ * (bcast's elements may differ in size between ranks). */
 static long long shm_need(const dispatch_call *d, const collc_prog *P) {
   long long v[3] = {0, LLONG_MIN, LLONG_MIN}, all[3] = {0, 0, 0}; /* (no segment: no say) */
-  if (P && P->shm_units) {
-    v[0] = (long long)plan_shm_bytes(P, &d->bind);
+  if (P && P->shm_units && coll_reduces(d->spec.coll)) {
     v[1] = (long long)plan_shm_unit(&d->bind), v[2] = -v[1];
   }
+  if (P && P->shm_units) v[0] = (long long)plan_shm_bytes(P, &d->bind);
   if (PMPI_Allreduce(v, all, 3, MPI_LONG_LONG, MPI_MAX, d->comm)) return -1;
-  if (v[0] && (all[1] != v[1] || -all[2] != v[1])) return -1;
+  if (v[1] != LLONG_MIN && (all[1] != v[1] || -all[2] != v[1])) return -1;
   return all[0];
 }
 
@@ -159,6 +166,7 @@ static decision *decide(dispatch_call *d, const char *text, int forced,
   collc_plan *pl = NULL;
   int ok = agree(d->comm, P != NULL) && state_priv(st, d->comm) == MPI_SUCCESS;
   long long shm = ok && uses_segment(&c) ? shm_need(d, P) : 0;
+  if (ok && reads_in_place(&c)) state_cma(st); /* (collective, once per communicator) */
   if (shm < 0) snprintf(why, sizeof why, "ranks type the segment differently");
   if (ok) ok = agree(d->comm, shm >= 0 && state_segment(st, (size_t)shm) == MPI_SUCCESS);
   if (ok) ok = bind(d, st, P, 1, &st->seg, &pl) == MPI_SUCCESS;
@@ -239,6 +247,7 @@ static int persist(const dispatch_call *call, decision *D) {
   shm_seg **seg = calloc(1, sizeof *seg);
   long long shm = rc || !uses_segment(&D->choice) ? 0 : shm_need(d, P);
   if (!rc && (!seg || shm < 0)) rc = seg ? MPI_ERR_TYPE : MPI_ERR_NO_MEM;
+  if (!rc && reads_in_place(&D->choice)) state_cma(st);
   if (!rc && shm > 0) rc = state_own_segment(st, (size_t)shm, seg);
   if (!rc) {
     exec_bind b = d->bind;

@@ -64,7 +64,7 @@ typedef struct {
   collc_layout *layout;   /* which ranks share a node; NULL: none or disabled */
   MPI_Comm node;          /* my node's communicator (MPI_COMM_NULL if alone or none) */
   int yield;              /* my node has more ranks than cores */
-  int cma;                /* my node's ranks may read each other's memory (cma_probe) */
+  int cma, cma_done;      /* my node's ranks may read each other's memory (state_cma) */
   shm_seg *seg;           /* node segment of the blocking plans (grown on demand) */
   int refs;     /* persistent requests using this state */
   int orphan;   /* the communicator is gone; freed with the last reference */
@@ -92,7 +92,7 @@ int state_group_comms(collc_state *st, const collc_prog *P, MPI_Comm *out, int c
 
 /* Nodes (node.c). Discover which ranks of comm share a node (collective,
  * once per state): MPI_Comm_split_type(SHARED), COLLC_NODE_SIZE virtual
- * nodes inside, COLLC_SHM=0 none. Sets st->layout, st->node, st->yield, st->cma. */
+ * nodes inside, COLLC_SHM=0 none. Sets st->layout, st->node, st->yield. */
 int state_layout(collc_state *st, MPI_Comm comm);
 /* comm's node layout as the library sees it (collective on first use; for
  * tools that resolve choices themselves); NULL if none. */
@@ -102,6 +102,10 @@ const collc_layout *node_layout(MPI_Comm comm);
 int state_segment(collc_state *st, size_t bytes);
 /* A new segment of bytes for one persistent plan (collective over comm). */
 int state_own_segment(collc_state *st, size_t bytes, shm_seg **out);
+/* Whether my node's ranks may read each other's memory: probed once, on
+ * the first plan that would (collective over the communicator's ranks,
+ * after state_layout); the segments learn the answer. */
+int state_cma(collc_state *st);
 /* Free st's node resources (with the state). */
 void state_free_nodes(collc_state *st);
 

@@ -67,8 +67,11 @@ static int socket_size(MPI_Comm node, int k) {
   int m = config_get()->socket_size, *pk;
   if (m < 0) collc_warn_once("socket-size", "COLLC_SOCKET_SIZE: not a positive number; ignored");
   if (m) return m > 0 ? m : 0;
-  if (node == MPI_COMM_NULL || !(pk = malloc((size_t)k * sizeof *pk))) return 0;
-  if (PMPI_Allgather(&package, 1, MPI_INT, pk, 1, MPI_INT, node)) k = 0;
+  if (node == MPI_COMM_NULL) return 0;
+  int have = (pk = malloc((size_t)k * sizeof *pk)) != NULL, all = 0; /* (all take part) */
+  if (PMPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, node) || !all ||
+      PMPI_Allgather(&package, 1, MPI_INT, pk, 1, MPI_INT, node))
+    k = 0;
   while (m < k && pk[m] == pk[0]) m++;
   for (int i = 0; i < k && m; i++)
     if (pk[i] < 0 || pk[i] != pk[i - i % m] || (i % m == 0 && i && pk[i] == pk[i - 1])) m = 0;
@@ -118,7 +121,6 @@ int state_layout(collc_state *st, MPI_Comm comm) {
   if (st->layout && all[0] == -all[1] && all[0] > 0) layout_set_sockets(st->layout, all[0]);
   free(ids);
   st->yield = ncores <= 0 || k > ncores;
-  st->cma = !rc && k > 1 && cma_probe(st->node); /* (collective over my node) */
   if (k == 1 && st->node != MPI_COMM_NULL) PMPI_Comm_free(&st->node);
   return rc;
 }
@@ -133,6 +135,15 @@ int state_segment(collc_state *st, size_t bytes) {
   int rc = seg_new(st->node, want, st->yield, &st->seg);
   if (!rc) st->seg->cma = st->cma;
   return rc;
+}
+
+int state_cma(collc_state *st) {
+  if (!st->cma_done) {
+    st->cma_done = 1;
+    st->cma = st->node != MPI_COMM_NULL && cma_probe(st->node);
+    if (st->seg) st->seg->cma = st->cma;
+  }
+  return st->cma;
 }
 
 int state_own_segment(collc_state *st, size_t bytes, shm_seg **out) {

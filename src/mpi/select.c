@@ -26,6 +26,10 @@ typedef struct {
 
 #define ANY_P INT_MAX
 #define NO_MAX LLONG_MAX
+/* Node-aware rows stop at the largest size measured (8 MB vectors, 10^5
+ * doubles per block) times ~3: their segment holds a copy of the data (two
+ * for allreduce) for the communicator's life, so larger calls stay native. */
+#define SEG_MAX 25000000LL
 
 static const rule rules[] = {
     /* Node-aware plans (shared memory inside the node; two passes of make bench on one
@@ -35,20 +39,20 @@ static const rule rules[] = {
      * all-to-all 1.4x-2.1x up to 10^4 ints per block; allreduce 1.2x-2.2x from 1 to
      * 10^6 doubles; reduce_scatter_block 1.6x-11x from 1 to 10^5 doubles per block */
     {LIB_OPEN_MPI, COLLC_COLL_ALLTOALL, 2, 2, 0, 40000, "shm", NULL},
-    {LIB_OPEN_MPI, COLLC_COLL_ALLREDUCE, 2, 2, 0, NO_MAX, "shm", "shm"},
-    {LIB_OPEN_MPI, COLLC_COLL_REDUCE_SCATTER_BLOCK, 2, 2, 0, NO_MAX, "shm", "shm"},
+    {LIB_OPEN_MPI, COLLC_COLL_ALLREDUCE, 2, 2, 0, SEG_MAX, "shm", "shm"},
+    {LIB_OPEN_MPI, COLLC_COLL_REDUCE_SCATTER_BLOCK, 2, 2, 0, 2500000, "shm", "shm"},
     /* all-to-all p = 16, 32: 1.6x-5.1x up to 100 ints per block; p = 32 1.35x-1.4x at
      * 1000 and 10000 ints */
     {LIB_OPEN_MPI, COLLC_COLL_ALLTOALL, 16, 32, 0, 400, "hier", NULL},
     {LIB_OPEN_MPI, COLLC_COLL_ALLTOALL, 32, 32, 1265, 40000, "hier", NULL},
     /* allreduce p = 4, 8: node=tree 1.4x-3.4x from 800 B to 800 KB, node=rs 1.9x-2.1x at 8 MB */
     {LIB_OPEN_MPI, COLLC_COLL_ALLREDUCE, 4, 8, 250, 2500000, "hier:node=tree", "hier:node=tree"},
-    {LIB_OPEN_MPI, COLLC_COLL_ALLREDUCE, 4, 8, 2500001, NO_MAX, "hier", "hier"},
+    {LIB_OPEN_MPI, COLLC_COLL_ALLREDUCE, 4, 8, 2500001, SEG_MAX, "hier", "hier"},
     /* reduce_scatter_block p = 2..8, 800 B-8 KB blocks: 1.3x-2.1x (beyond, recexch:flat) */
     {LIB_OPEN_MPI, COLLC_COLL_REDUCE_SCATTER_BLOCK, 2, 8, 250, 25000, "hier", "hier"},
     /* reduce: p = 2 from 800 B 1.2x-4.3x; p = 4, 8 from 8 KB 1.6x-5.8x */
-    {LIB_OPEN_MPI, COLLC_COLL_REDUCE, 2, 2, 250, NO_MAX, "hier", "hier"},
-    {LIB_OPEN_MPI, COLLC_COLL_REDUCE, 4, 8, 2500, NO_MAX, "hier", "hier"},
+    {LIB_OPEN_MPI, COLLC_COLL_REDUCE, 2, 2, 250, SEG_MAX, "hier", "hier"},
+    {LIB_OPEN_MPI, COLLC_COLL_REDUCE, 4, 8, 2500, SEG_MAX, "hier", "hier"},
     /* allgather p = 8, 80 B-800 KB blocks: 1.5x-2.9x (p = 2, 4 lose to the native
      * single-copy transfer at large blocks: no single copy here yet) */
     {LIB_OPEN_MPI, COLLC_COLL_ALLGATHER, 8, 8, 25, 2500000, "hier", NULL},
@@ -72,8 +76,8 @@ static const rule rules[] = {
      * reduce_scatter_block shm 1.5x-16x from 100 doubles per block; allgather hier
      * 1.5x-4.7x at 100 and 1000 doubles per block (0.7x at 10^4) */
     {LIB_MPICH, COLLC_COLL_ALLTOALL, 2, 2, 0, 40000, "shm", NULL},
-    {LIB_MPICH, COLLC_COLL_ALLREDUCE, 2, 2, 25, NO_MAX, "shm", "shm"},
-    {LIB_MPICH, COLLC_COLL_REDUCE_SCATTER_BLOCK, 2, 2, 250, NO_MAX, "shm", "shm"},
+    {LIB_MPICH, COLLC_COLL_ALLREDUCE, 2, 2, 25, SEG_MAX, "shm", "shm"},
+    {LIB_MPICH, COLLC_COLL_REDUCE_SCATTER_BLOCK, 2, 2, 250, 2500000, "shm", "shm"},
     {LIB_MPICH, COLLC_COLL_ALLGATHER, 2, 2, 250, 25000, "hier", NULL},
     {LIB_MPICH, COLLC_COLL_ALLREDUCE, 2, 2, 25000, 2500000, "cyclic", "recexch"},
     {LIB_MPICH, COLLC_COLL_REDUCE_SCATTER_BLOCK, 2, 2, 2500, NO_MAX, "recexch:flat",

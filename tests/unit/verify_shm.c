@@ -224,7 +224,30 @@ static void mutants(int coll, const char *algo, const char *nodes, int p) {
   layout_free(L);
 }
 
+/* Every GET of every rank replaced by a COPY of its slot: when the owner's
+ * buffer is read in place the slot stays empty, so each must be rejected. */
+static void slot_copies(int coll, const char *algo, int p) {
+  collc_layout *L = make_layout("one", p);
+  collc_spec s;
+  collc_prog **P = compile_all(coll, algo, L, &s);
+  for (int r = 0; P && r < p; r++)
+    for (int a = 0; a < P[r]->nins; a++) {
+      collc_instr I = P[r]->ins[a];
+      if (I.op != COLLC_OP_GET) continue;
+      verify_report R;
+      P[r]->ins[a].op = COLLC_OP_COPY, P[r]->ins[a].src = I.src2;
+      verify_programs(&s, P, &R);
+      CHECK(!R.ok, "%s %s: rank %d's GET at %d as a slot COPY passed", coll_name(coll), algo, r, a);
+      P[r]->ins[a] = I;
+      cases++;
+    }
+  if (P) free_all(P, p);
+  layout_free(L);
+}
+
 static void negatives(void) {
+  slot_copies(COLLC_COLL_ALLREDUCE, "shm:direct=0", 4);
+  slot_copies(COLLC_COLL_ALLGATHER, "shm:direct=0:cyclic", 5);
   mutants(COLLC_COLL_ALLREDUCE, "hier", "4", 8);
   mutants(COLLC_COLL_ALLREDUCE, "hier:node=tree", "3", 7);
   mutants(COLLC_COLL_ALLREDUCE, "hier", "uneven", 6);

@@ -25,29 +25,34 @@ typedef struct {
   int p, rank;
   long count;
   int unit_bytes, in_place, root, commutative;
+  const char *nodes; /* node layout (layout_parse), NULL: none */
 } wcase;
 
 static const wcase cases[] = {
-    {COLLC_COLL_ALLTOALL, "torus:d=2:native", 12, 5, 3, 4, 0, 0, 1},
-    {COLLC_COLL_ALLTOALL, "torus:4x3:linear", 12, 7, 2, 4, 1, 0, 1},
-    {COLLC_COLL_ALLTOALL, "bruck:3", 7, 2, 1, 8, 0, 0, 1},
-    {COLLC_COLL_ALLTOALL, "pairwise", 5, 4, 10, 4, 0, 0, 1},
-    {COLLC_COLL_ALLREDUCE, "recexch:-3,-2,2,3", 6, 1, 1000, 8, 0, 0, 1},
-    {COLLC_COLL_ALLREDUCE, "cyclic", 7, 3, 1000, 8, 1, 0, 1},
-    {COLLC_COLL_ALLREDUCE, "tree:3", 9, 4, 77, 8, 0, 0, 0},
-    {COLLC_COLL_REDUCE_SCATTER_BLOCK, "recexch", 8, 6, 100, 8, 0, 0, 1},
-    {COLLC_COLL_ALLGATHER, "cyclic", 5, 0, 9, 8, 1, 0, 1},
-    {COLLC_COLL_REDUCE, "tree", 6, 3, 500, 8, 0, 3, 0},
-    {COLLC_COLL_BCAST, "tree:2,3", 6, 5, 1000, 8, 1, 2, 1},
+    {COLLC_COLL_ALLTOALL, "torus:d=2:native", 12, 5, 3, 4, 0, 0, 1, NULL},
+    {COLLC_COLL_ALLTOALL, "torus:4x3:linear", 12, 7, 2, 4, 1, 0, 1, NULL},
+    {COLLC_COLL_ALLTOALL, "bruck:3", 7, 2, 1, 8, 0, 0, 1, NULL},
+    {COLLC_COLL_ALLTOALL, "pairwise", 5, 4, 10, 4, 0, 0, 1, NULL},
+    {COLLC_COLL_ALLREDUCE, "recexch:-3,-2,2,3", 6, 1, 1000, 8, 0, 0, 1, NULL},
+    {COLLC_COLL_ALLREDUCE, "cyclic", 7, 3, 1000, 8, 1, 0, 1, NULL},
+    {COLLC_COLL_ALLREDUCE, "tree:3", 9, 4, 77, 8, 0, 0, 0, NULL},
+    {COLLC_COLL_REDUCE_SCATTER_BLOCK, "recexch", 8, 6, 100, 8, 0, 0, 1, NULL},
+    {COLLC_COLL_ALLGATHER, "cyclic", 5, 0, 9, 8, 1, 0, 1, NULL},
+    {COLLC_COLL_REDUCE, "tree", 6, 3, 500, 8, 0, 3, 0, NULL},
+    {COLLC_COLL_BCAST, "tree:2,3", 6, 5, 1000, 8, 1, 2, 1, NULL},
+    {COLLC_COLL_ALLREDUCE, "shm:direct=0", 5, 2, 100, 8, 0, 0, 1, "5"}, /* OFFER, GET */
+    {COLLC_COLL_ALLGATHER, "hier", 6, 4, 9, 8, 0, 0, 1, "3"},
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
 
-/* The compiled program of case w (NULL on failure, reported). */
+/* The compiled program of case w (NULL on failure, reported); s->layout
+ * is the case's (free it with layout_free). */
 static collc_prog *compile_case(const wcase *w, collc_spec *s) {
   collc_choice c;
   char why[256] = "";
   *s = (collc_spec){w->coll,     w->p,    w->rank,        w->count, w->unit_bytes,
                     w->in_place, w->root, w->commutative, NULL};
+  if (w->nodes) s->layout = layout_parse(w->p, w->nodes);
   collc_prog *P = NULL;
   if (!choice_parse(w->coll, w->algo, &c, why, sizeof why) &&
       !choice_resolve(s, &c, why, sizeof why))
@@ -178,7 +183,8 @@ static int seeds(const char *dir) {
     unsigned char *b;
     size_t n;
     char path[1024];
-    if (!P || wisdom_encode(P, "flat", &b, &n)) return 1;
+    const char *lay = s.layout ? s.layout->desc : "flat";
+    if (!P || wisdom_encode(P, lay, &b, &n)) return 1;
     snprintf(path, sizeof path, "%s/seed%02d", dir, i);
     FILE *f = fopen(path, "wb");
     if (!f) return 1;
@@ -187,6 +193,7 @@ static int seeds(const char *dir) {
     fclose(f);
     free(b);
     prog_free(P);
+    layout_free((collc_layout *)s.layout);
   }
   return 0;
 }
@@ -201,8 +208,9 @@ int main(int argc, char **argv) {
     unsigned char *img = NULL;
     size_t n = 0;
     if (!P) continue;
-    wisdom_key k = {s, P->algo, "flat"};
-    CHECK(wisdom_encode(P, "flat", &img, &n) == 0, "%s: encode", P->algo);
+    const char *lay = s.layout ? s.layout->desc : "flat";
+    wisdom_key k = {s, P->algo, lay};
+    CHECK(wisdom_encode(P, lay, &img, &n) == 0, "%s: encode", P->algo);
     round_trip(img, n, &k);
     other_keys(img, n, &k);
     damage(img, n, &k, n < 4000 ? 1 : 7);
@@ -211,6 +219,7 @@ int main(int argc, char **argv) {
     if (i == 4) concurrent(dir, P, &k);
     free(img);
     prog_free(P);
+    layout_free((collc_layout *)s.layout);
   }
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
