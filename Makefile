@@ -31,7 +31,7 @@ MPIT_SRC := $(sort $(wildcard tests/mpi/*.c))
 TEST_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit_%) \
             $(MPIT_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi_%)
 
-.PHONY: all lib tools tests check bench install uninstall asan clean deps fuzz
+.PHONY: all lib tools tests check bench install uninstall asan clean deps fuzz smpi
 all: lib tools $(BUILD)/collc.pc
 
 lib: $(BUILD)/libcollc.so $(BUILD)/libcollc.a
@@ -84,14 +84,22 @@ $(BUILD)/collc.pc: Makefile
 deps:
 	@scripts/deps.sh
 
+# The library, tools and the all-to-all test built with SimGrid's smpicc
+# (simulated ranks in one process; link the library, LD_PRELOAD is ignored).
+smpi:
+	$(MAKE) -j2 $(BUILD_SMPI)/libcollc.so $(BUILD_SMPI)/tests/mpi_alltoall BUILD=$(BUILD_SMPI) \
+	  MPICC=smpicc
+
 check: deps
 	$(MAKE) tests BUILD=build-openmpi MPICC=mpicc.openmpi
 	$(MAKE) tests BUILD=build-mpich MPICC=mpicc.mpich
+	$(MAKE) smpi
 	$(MAKE) asan
 	$(MAKE) build-fuzz/wisdom_fuzz
 	tests/run.sh
 
 # The wisdom loader under libFuzzer (pure C: no MPI), seeded with real files.
+BUILD_SMPI ?= build-smpi
 FUZZ_TIME ?= 600
 FUZZ_SRC  := $(sort $(wildcard src/ir/*.c)) tests/fuzz/wisdom.c
 build-fuzz/wisdom_fuzz: $(FUZZ_SRC) $(wildcard include/*.h src/*/*.h)

@@ -15,6 +15,7 @@ have pkg-config     || need="$need pkg-config"
 [ -f /usr/include/zlib.h ] || need="$need zlib1g-dev"
 [ -f /usr/include/hwloc.h ] || need="$need libhwloc-dev"
 have clang          || need="$need clang"
+have smpicc         || need="$need libsimgrid-dev"
 [ -z "$need" ] && exit 0
 cmd="apt-get install -y --no-install-recommends$need"
 if [ "$(id -u)" != 0 ]; then

@@ -281,6 +281,21 @@ run_case "mpich/valgrind persistent np=2" 300 env COLLC_TEST_QUICK=1 tests/valgr
 run_case "mpich/wisdom across runs, damaged files np=3 (reductions)" 300 \
   env COLLC_TEST_QUICK=1 tests/wisdom_mpi.sh "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_reductions" --
 
+echo "== SimGrid SMPI (simulated ranks; built by make smpi into build-smpi/)"
+# The all-to-all suite against SMPI's own all-to-all at p = 16: two simulated
+# nodes of the torus paper's machine model (bench/platforms/paper-36x32.xml),
+# 8 ranks on each, deterministic, communication only. (p = 64 takes 4 minutes.)
+if [[ -x build-smpi/tests/mpi_alltoall ]] && command -v smpirun >/dev/null; then
+  hosts=$(mktemp)
+  for n in 0 1; do for c in 1 2 3 4 5 6 7 8; do echo "node-$n"; done; done >"$hosts"
+  run_case "smpi/alltoall quick np=16 (2 nodes of 8)" 120 env COLLC_TEST_QUICK=1 \
+    smpirun -np 16 -platform bench/platforms/paper-36x32.xml -hostfile "$hosts" \
+    --cfg=smpi/simulate-computation:no --cfg=smpi/host-speed:1Gf \
+    --cfg=smpi/alltoall:basic_linear --log=root.thres:warning build-smpi/tests/mpi_alltoall
+  rm -f "$hosts"
+else
+  run_case "smpi/alltoall (smpirun or build-smpi missing)" 10 false
+fi
 echo "== fuzzing the wisdom loader (libFuzzer + ASan/UBSan; longer: make fuzz FUZZ_TIME=600)"
 run_case "fuzz/wisdom 20 s" 120 tests/fuzz/run.sh 20
 

@@ -1,5 +1,7 @@
 /* flag.c - publishing and awaiting node flags (see flag.h). */
+#ifndef _DEFAULT_SOURCE /* (smpicc defines it) */
 #define _DEFAULT_SOURCE /* syscall() */
+#endif
 #include <sched.h>
 #include <time.h>
 #include "flag.h"

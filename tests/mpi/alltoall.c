@@ -295,7 +295,7 @@ static void subcomms(tl_ctx *ctx, const tl_typeset *S, int quick) {
       tl_check(ctx, &t2, &S->t[i], 3, i % 4 == 0, a + i);
     }
   }
-  intercomm(ctx, S, half);
+  if (!tl_is_smpi()) intercomm(ctx, S, half); /* (SMPI 3.32 has no MPI_Intercomm_create) */
   MPI_Comm_free(&rev);
   MPI_Comm_free(&half);
 }

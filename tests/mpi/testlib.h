@@ -42,6 +42,13 @@ typedef struct {
   int nonempty;     /* checks with count > 0 so far */
 } tl_ctx;
 
+/* True under SimGrid's SMPI (which lacks intercommunicators). */
+static inline int tl_is_smpi(void) {
+  char v[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  return MPI_Get_library_version(v, &len) == MPI_SUCCESS && strstr(v, "SMPI") != NULL;
+}
+
 /* Base element of a datatype case, used to write input values. */
 enum { TL_INT = 0, TL_DOUBLE, TL_CHAR };
 
