@@ -47,9 +47,9 @@ typedef struct {
   int64_t off, units, step, done;
 } slot;
 
-/* A direct receive of rank to: its k-th from `from`, done at step done. */
+/* A receive of rank to: its k-th from `from`; if direct, done at step done. */
 typedef struct {
-  int from, to, k;
+  int from, to, k, direct;
   int64_t done;
 } rdone;
 
@@ -129,15 +129,15 @@ static int number(const collc_spec *s, collc_prog *P, lowering *W, int q) {
       if (!same) prev = W->nm - 1, from = I->src;
     }
     if (I->op == COLLC_OP_RECV)
-      pend[I->slot] =
-          (rdone){I->peer, q, got[I->peer]++, is_direct(s, W, I->peer, opnd_units(Q, I->dst))};
+      pend[I->slot] = (rdone){I->peer, q, got[I->peer]++,
+                              is_direct(s, W, I->peer, opnd_units(Q, I->dst)), 0};
     for (int64_t k = I->slot; I->op == COLLC_OP_WAIT && k < I->slot + I->n; k++) {
-      if (!pend[k].done) continue; /* (done: 1 marks a direct one until numbered) */
+      if (!pend[k].direct) continue;
       if (W->nd == W->capd && prog_reserve(P, (void **)&W->d, &W->capd,
                                            W->capd ? 2 * W->capd : 64, sizeof *W->d, "shm"))
         break;
       W->d[W->nd] = pend[k], W->d[W->nd++].done = ++n;
-      pend[k].done = 0;
+      pend[k].direct = 0;
     }
   }
   if (!got || !pend) prog_fail(P, COLLC_ENOMEM, "shm: out of memory");

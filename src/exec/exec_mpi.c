@@ -78,6 +78,7 @@ struct collc_plan {
   uint32_t flat;         /* bit b: buffer b may be read in place (BUF_SEND, RECV, TMP) */
   int remote;            /* the program OFFERs or GETs: publish buffers at each start */
   int pid;
+  uint64_t limit[3];     /* bytes of SEND, RECV, TMP as published (fixed by the binding) */
   uint64_t seq;          /* this execution's number on the segment */
   MPI_Aint shm_lb;       /* true lower bound of a segment unit: the base is shifted by it */
   size_t shm_bytes;      /* segment bytes this plan touches */
@@ -362,6 +363,8 @@ int plan_create(collc_prog *P, const exec_bind *b, MPI_Comm comm, const MPI_Comm
   for (int a = 0; a < P->nins; a++)
     pl->remote |= P->ins[a].op == COLLC_OP_OFFER || P->ins[a].op == COLLC_OP_GET;
   pl->pid = (int)getpid();
+  for (int b = BUF_SEND; b <= BUF_TMP; b++)
+    pl->limit[b - BUF_SEND] = (uint64_t)(prog_buf_units(P, b) * pl->u[kind_of(b)].ext);
   pl->flat = (pl->u[0].flat && !P->spec.in_place ? 1u << BUF_SEND : 0) |
              (pl->u[1].flat ? 1u << BUF_RECV | 1u << BUF_TMP : 0);
   if (rc) {
@@ -531,7 +534,7 @@ static int begin(collc_plan *pl, const void *sendbuf, void *recvbuf) {
     me->direct = g->cma ? pl->flat : 0;
     for (int b = BUF_SEND; b <= BUF_TMP; b++) {
       me->base[b - BUF_SEND] = (uint64_t)(uintptr_t)pl->base[b];
-      me->limit[b - BUF_SEND] = (uint64_t)(prog_buf_units(pl->P, b) * pl->u[kind_of(b)].ext);
+      me->limit[b - BUF_SEND] = pl->limit[b - BUF_SEND];
     }
   }
   return MPI_SUCCESS;
