@@ -1,29 +1,67 @@
 /* collc-explain - print the compiled program of one rank.
  *
- *   collc-explain [-x] [-i] [-r root] [-n] [-b bytes] <collective> <algorithm> <p> <rank> [count]
+ *   collc-explain [-x] [-S params] [-i] [-r root] [-n] [-b bytes] [-N nodes]
+ *                 <collective> <algorithm> <p> <rank> [count]
  *
- *   -x  expand each operand into the unit indices it addresses
+ *   -x         expand each operand into the unit indices it addresses
+ *   -S PARAMS  simulate all p ranks (src/check/simulate.h; PARAMS: a preset,
+ *              "key=value" words or a file) and print when each of this
+ *              rank's instructions completes, then the predicted totals
  *   (other options: tools/common.h)
  * Examples: collc-explain -x alltoall torus:4x5 20 0
  *           collc-explain allreduce recexch:-4,-2,2,4 8 3 1000 */
 #include <unistd.h>
 #include "common.h"
+#include "check/simulate.h"
 
 static void usage(void) {
-  fprintf(stderr, "usage: collc-explain [-x] [-i] [-r root] [-n] [-b bytes] <collective> "
-                  "<algorithm> <p> <rank> [count]\n  -x        list the unit indices of "
-                  "every operand\n" TOOL_OPTHELP "algorithms:\n");
+  fprintf(stderr, "usage: collc-explain [-x] [-S params] [-i] [-r root] [-n] [-b bytes] "
+                  "[-N nodes] <collective> <algorithm> <p> <rank> [count]\n"
+                  "  -x        list the unit indices of every operand\n"
+                  "  -S PARAMS simulate all ranks: PARAMS is a preset (paper, local), "
+                  "key=value\n            words (lat=S/N/X bw=S/N/X nic= o= copy= reduce= "
+                  "flag= eager=\n            group=) or a file; prints each instruction's "
+                  "predicted end\n" TOOL_OPTHELP "algorithms:\n");
   for (int i = 0; i < algo_count; i++)
     fprintf(stderr, "  %-22s %-34s %s\n",
             algo_registry[i]->coll < 0 ? "(all)" : coll_name(algo_registry[i]->coll),
             algo_registry[i]->syntax, algo_registry[i]->summary);
 }
 
+/* Simulate every rank of s's choice c under params text and print P
+ * with rank s->rank's predicted times, then the totals; exit status. */
+static int explain_simulated(const collc_spec *s, const collc_choice *c, const collc_prog *P,
+                             const char *params, int flags) {
+  sim_params M;
+  char why[200], text[300];
+  if (sim_params_parse(params, &M, why, sizeof why)) {
+    fprintf(stderr, "%s\n", why);
+    return 2;
+  }
+  sim_report R = {.trace = calloc((size_t)P->nins + 1, sizeof(double)), .trace_rank = s->rank};
+  if (!R.trace || !sim_choice(s, c, &M, &R)) {
+    fprintf(stderr, "simulation failed: %s\n", R.trace ? R.error : "out of memory");
+    free(R.trace);
+    return 1;
+  }
+  sim_params_format(&M, text, sizeof text);
+  explain_print_times(P, flags, R.trace, stdout);
+  printf("simulated: %s\npredicted time %.3f us (slowest rank %d); %lld messages, %lld bytes "
+         "(between nodes: %lld, %lld); per rank at most %lld messages, %lld bytes\n",
+         text, R.time * 1e6, R.slowest, (long long)R.messages, (long long)R.bytes,
+         (long long)R.net_messages, (long long)R.net_bytes, (long long)R.max_rank_messages,
+         (long long)R.max_rank_bytes);
+  free(R.trace);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   int flags = 0, opt;
+  const char *params = NULL;
   tool_opts o = {0, 0, 0, 0, NULL};
-  while ((opt = getopt(argc, argv, "xh" TOOL_OPTSTRING)) != -1) {
+  while ((opt = getopt(argc, argv, "xS:h" TOOL_OPTSTRING)) != -1) {
     if (opt == 'x') flags |= EXPLAIN_EXPAND;
+    else if (opt == 'S') params = optarg;
     else if (tool_option(opt, optarg, &o)) {
       usage();
       return opt == 'h' ? 0 : 2;
@@ -48,7 +86,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s\n", why);
     return 1;
   }
-  explain_print(P, flags, stdout);
+  int rc = 0;
+  if (params) rc = explain_simulated(&s, &c, P, params, flags);
+  else explain_print(P, flags, stdout);
   prog_free(P);
-  return 0;
+  return rc;
 }

@@ -60,8 +60,9 @@ static void print_expansion(const collc_prog *P, collc_opnd o, const char *label
   fprintf(out, "%s]", S->nunits > shown ? ", ..." : "");
 }
 
-/* One listing line for instruction a. */
-static void print_instr(const collc_prog *P, int a, int flags, FILE *out) {
+/* One listing line for instruction a (prefixed by its time t in us
+ * when t >= 0). */
+static void print_instr(const collc_prog *P, int a, int flags, double t, FILE *out) {
   const collc_instr *I = &P->ins[a];
   int f = ops_flags(I->op);
   char s[512], s2[520] = "", d[512], peer[16] = "", slot[16] = "", n[24] = "";
@@ -74,6 +75,7 @@ static void print_instr(const collc_prog *P, int a, int flags, FILE *out) {
     explain_opnd(P, I->src2, s2 + 2, sizeof s2 - 2);
   }
   explain_opnd(P, (f & OPF_WRITES) ? I->dst : opnd(BUF_NONE, 0, 0), d, sizeof d);
+  if (t >= 0) fprintf(out, "%10.3f  ", t);
   fprintf(out, "%4d  %-8s  %5s  %4s  %4s  %s%s -> %s", a, ops_name(I->op), peer, slot, n,
           s, s2, d);
   if (flags & EXPLAIN_EXPAND) { /* combining instructions name each operand */
@@ -87,6 +89,10 @@ static void print_instr(const collc_prog *P, int a, int flags, FILE *out) {
 }
 
 void explain_print(const collc_prog *P, int flags, FILE *out) {
+  explain_print_times(P, flags, NULL, out);
+}
+
+void explain_print_times(const collc_prog *P, int flags, const double *t, FILE *out) {
   const collc_spec *sp = &P->spec;
   fprintf(out, "%s %s p=%d rank=%d count=%lld%s", coll_name(sp->coll), P->algo, sp->p,
           sp->rank, (long long)sp->count, sp->in_place ? " in_place" : "");
@@ -104,7 +110,9 @@ void explain_print(const collc_prog *P, int flags, FILE *out) {
   for (int g = 0; g < P->ngroups; g++)
     fprintf(out, "group %d: %d members, rank = %d + %d*j\n", g, P->groups[g].n,
             P->groups[g].base, P->groups[g].stride);
+  if (t) fprintf(out, "  done (us)  ");
   fprintf(out, "addr  opcode     peer  slot     n  src -> dst\n");
+  if (t) fprintf(out, "----------  ");
   fprintf(out, "----  --------  -----  ----  ----  ----------\n");
-  for (int a = 0; a < P->nins; a++) print_instr(P, a, flags, out);
+  for (int a = 0; a < P->nins; a++) print_instr(P, a, flags, t ? t[a] * 1e6 : -1, out);
 }

@@ -212,6 +212,9 @@ int prog_finalize(collc_prog *P);
 enum { EXPLAIN_EXPAND = 1 };
 /* Print program P like SQLite's EXPLAIN; EXPLAIN_EXPAND lists unit indices. */
 void explain_print(const collc_prog *P, int flags, FILE *out);
+/* The same with a first column: t[a] (seconds, printed in us) for each
+ * instruction a, e.g. when the simulator predicts it completes. */
+void explain_print_times(const collc_prog *P, int flags, const double *t, FILE *out);
 /* Format operand o into buf ("TMP+3 [1 | 4*5]"); returns buf. */
 char *explain_opnd(const collc_prog *P, collc_opnd o, char *buf, size_t len);
 
