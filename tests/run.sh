@@ -134,6 +134,12 @@ run_case "openmpi/hier reductions np=8 node=4 sockets of 2" 120 env COLLC_TEST_H
 run_case "openmpi/hier node=sockets resolves np=8" 120 expect_stats \
   'resolved: hier:node=sockets = hier:node=-2,-2,2,2' env COLLC_NODE_SIZE=4 COLLC_SOCKET_SIZE=2 \
   "${OMPIRUN[@]}" 8 "$OMPI/bin/collc-bench" -C allreduce -c 1,1000 -a 'native;hier:node=sockets' -r 3
+# The cost simulator's calibration: its output must read back as parameters.
+cal=$(mktemp /tmp/collc-cal.XXXXXX)
+run_case "openmpi/calibrate np=4 (2 nodes of 2) -> collc-explain -S" 120 bash -c \
+  "COLLC_NODE_SIZE=2 ${OMPIRUN[*]} 4 $OMPI/bin/collc-bench --calibrate $cal && grep -q nic= $cal \
+   && $OMPI/bin/collc-explain -S $cal -N 2 allreduce hier 4 0 1000 | grep -q 'predicted time'"
+rm -f "$cal"
 # shm (any algorithm's messages through the segment) on one node of np ranks
 # (np <= 4 ran above with node=4).
 for np in 5 6 7 8; do

@@ -9,6 +9,7 @@
  *
  *   mpirun -np P collc-bench [-C COLL] [-c COUNTS] [-a ALGOS]... [-w N] [-r N]
  *                            [-l COUNT:REPS[:WARM]] [-o FILE.csv]
+ *   mpirun -np P collc-bench --calibrate [FILE]   (tools/bench_calibrate.h)
  *
  *   -C COLL        alltoall (default), allreduce, reduce_scatter_block, allgather,
  *                  reduce, bcast. alltoall: MPI_INT; the others MPI_DOUBLE, MPI_SUM for
@@ -105,7 +106,10 @@ static void usage(void) {
           "  -w N -r N     warm-ups and repetitions (default 8 and 40)\n"
           "  -l C:R[:W]    R repetitions (W warm-ups) for counts >= C\n"
           "  -o FILE       CSV output\n"
-          "  -P            persistent: init time (cold and warm) next to one execution\n");
+          "  -P            persistent: init time (cold and warm) next to one execution\n"
+          "       collc-bench --calibrate [FILE]\n"
+          "                fit the cost simulator's parameters to this machine (see\n"
+          "                collc-explain -S); printed, and written to FILE\n");
 }
 
 /* Append the printf-style text to the ", "-separated list buf of len bytes. */
@@ -602,6 +606,7 @@ static int bench_init(bench *b, const options *o) {
 }
 
 #include "bench_persist.h"
+#include "bench_calibrate.h"
 
 /* Parse the options, measure every count, report; the exit status is 0, 2
  * (bad arguments) or 3 (a WRONG variant). */
@@ -612,6 +617,11 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   PMPI_Comm_size(MPI_COMM_WORLD, &p);
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (argc >= 2 && !strcmp(argv[1], "--calibrate")) {
+    int crc = calibrate(MPI_COMM_WORLD, argc > 2 ? argv[2] : NULL);
+    MPI_Finalize();
+    return crc;
+  }
   int rc = parse_options(argc, argv, p, &o);
   if (rc || bench_init(&b, &o)) {
     if (rank == 0 && rc) usage();

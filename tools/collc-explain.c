@@ -7,9 +7,12 @@
  *   -S PARAMS  simulate all p ranks (src/check/simulate.h; PARAMS: a preset,
  *              "key=value" words or a file) and print when each of this
  *              rank's instructions completes, then the predicted totals
+ *   -T         compile every rank's program and print the time per rank
+ *              (what one rank spends compiling its own plan), not the listing
  *   (other options: tools/common.h)
  * Examples: collc-explain -x alltoall torus:4x5 20 0
  *           collc-explain allreduce recexch:-4,-2,2,4 8 3 1000 */
+#include <time.h>
 #include <unistd.h>
 #include "common.h"
 #include "check/simulate.h"
@@ -21,7 +24,9 @@ static void usage(void) {
                   "  -S PARAMS simulate all ranks: PARAMS is a preset (paper, local), "
                   "key=value\n            words (lat=S/N/X bw=S/N/X nic= o= copy= reduce= "
                   "flag= eager=\n            group=) or a file; prints each instruction's "
-                  "predicted end\n" TOOL_OPTHELP "algorithms:\n");
+                  "predicted end\n"
+                  "  -T        time compiling every rank's program (per rank), no listing\n"
+                  TOOL_OPTHELP "algorithms:\n");
   for (int i = 0; i < algo_count; i++)
     fprintf(stderr, "  %-22s %-34s %s\n",
             algo_registry[i]->coll < 0 ? "(all)" : coll_name(algo_registry[i]->coll),
@@ -55,13 +60,39 @@ static int explain_simulated(const collc_spec *s, const collc_choice *c, const c
   return 0;
 }
 
+/* Compile choice c for every rank of s and print the wall time per rank;
+ * exit status. */
+static int time_compile(const collc_spec *s, const collc_choice *c) {
+  struct timespec t0, t1;
+  long long ins = 0;
+  char why[200];
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (int r = 0; r < s->p; r++) {
+    collc_spec sr = spec_rank(s, r);
+    collc_prog *P = choice_compile(&sr, c, why, sizeof why);
+    if (!P) {
+      fprintf(stderr, "rank %d: %s\n", r, why);
+      return 1;
+    }
+    ins += P->nins;
+    prog_free(P);
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double t = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  printf("%s p=%d count=%lld: %d programs in %.3f s, %.2f us per rank, %.1f instructions "
+         "per rank\n", coll_name(s->coll), s->p, (long long)s->count, s->p, t, t / s->p * 1e6,
+         (double)ins / s->p);
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  int flags = 0, opt;
+  int flags = 0, opt, timing = 0;
   const char *params = NULL;
   tool_opts o = {0, 0, 0, 0, NULL};
-  while ((opt = getopt(argc, argv, "xS:h" TOOL_OPTSTRING)) != -1) {
+  while ((opt = getopt(argc, argv, "xS:Th" TOOL_OPTSTRING)) != -1) {
     if (opt == 'x') flags |= EXPLAIN_EXPAND;
     else if (opt == 'S') params = optarg;
+    else if (opt == 'T') timing = 1;
     else if (tool_option(opt, optarg, &o)) {
       usage();
       return opt == 'h' ? 0 : 2;
@@ -81,6 +112,7 @@ int main(int argc, char **argv) {
     printf("%s native: the MPI library's own collective, no program\n", a[0]);
     return 0;
   }
+  if (timing) return time_compile(&s, &c);
   collc_prog *P = choice_compile(&s, &c, why, sizeof why);
   if (!P) {
     fprintf(stderr, "%s\n", why);

@@ -67,10 +67,10 @@ typedef struct {
 static const sim_params preset_paper = {
     {0.2e-6, 0.2e-6, 1.0e-6}, {20e9, 20e9, 12.5e9}, 12.5e9, 0, 0, 0, 0.2e-6, 65536,
     COMP_LINEAR};
-/* This 2-core machine (collc-bench --calibrate, Open MPI 4.1, shared
- * memory): filled in from its output; see README "Simulator". */
+/* This 2-core machine: mpirun -np 2 collc-bench --calibrate, Open MPI 4.1,
+ * one node (all levels alike); eager: Open MPI's shared-memory limit. */
 static const sim_params preset_local = {
-    {0.5e-6, 0.5e-6, 0.5e-6}, {6e9, 6e9, 6e9}, 0, 0.1e-6, 8e9, 3e9, 0.1e-6, 4096,
+    {1.8e-6, 1.8e-6, 1.8e-6}, {1.2e10, 1.2e10, 1.2e10}, 0, 3e-8, 4e10, 1.4e10, 1e-7, 4096,
     COMP_LINEAR};
 
 /* Parse "a,b,c" (or one value for all three) into v[3]; 0 or -1. */
