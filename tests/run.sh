@@ -140,6 +140,16 @@ run_case "openmpi/calibrate np=4 (2 nodes of 2) -> collc-explain -S" 120 bash -c
   "COLLC_NODE_SIZE=2 ${OMPIRUN[*]} 4 $OMPI/bin/collc-bench --calibrate $cal && grep -q nic= $cal \
    && $OMPI/bin/collc-explain -S $cal -N 2 allreduce hier 4 0 1000 | grep -q 'predicted time'"
 rm -f "$cal"
+# The default rule asks the simulator from COLLC_SIM_MIN_P ranks: latency-bound
+# (1 ms per message), p = 8 without shared memory, it predicts linear (one
+# round) 3x faster than the modelled native (Bruck, 3 rounds); bad parameters
+# warn and keep native.
+run_case "openmpi/rule by simulation np=8 picks linear" 120 expect_stats 'alltoall linear calls' \
+  env COLLC_SHM=0 COLLC_STATS=1 COLLC_SIM_MIN_P=8 COLLC_SIM_PARAMS="paper lat=1e-3" \
+  "${OMPIRUN[@]}" 8 "$OMPI/bin/collc-bench" -c 1 -a 'native;default' -r 2 -w 1
+run_case "openmpi/rule by simulation, bad parameters: native" 120 expect_stats \
+  'COLLC_SIM_PARAMS.*keeps native' env COLLC_SHM=0 COLLC_STATS=1 COLLC_SIM_MIN_P=4 \
+  COLLC_SIM_PARAMS="paper lat=x" "${OMPIRUN[@]}" 4 "$OMPI/bin/collc-bench" -c 1 -a 'native;default' -r 2 -w 1
 # shm (any algorithm's messages through the segment) on one node of np ranks
 # (np <= 4 ran above with node=4).
 for np in 5 6 7 8; do

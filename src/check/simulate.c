@@ -53,6 +53,7 @@ typedef struct {
   int nmsg, cap_msg;
   int *head, *tail;  /* per pair src * p + dst: FIFO of unmatched messages */
   double *out_free, *in_free; /* per node: when its network link is next free */
+  int64_t nops;      /* operations of all ranks so far (at most SIM_MAX_OPS) */
   int *heap, nheap;
   int *waiters, nwaiters, cap_waiters; /* ranks blocked in AWAIT */
   sim_report *rep;
@@ -154,6 +155,7 @@ void sim_params_format(const sim_params *M, char *buf, size_t len) {
 /* Append o to rank X's operations; 0 or -1 (out of memory). */
 static int add_op(srank *X, int *cap, sop o) {
   if (X->nops == *cap) {
+    if (*cap >= SIM_MAX_OPS / 2) return -1;
     int n = *cap ? 2 * *cap : 64;
     sop *a = realloc(X->ops, (size_t)n * sizeof *a);
     if (!a) return -1;
@@ -500,6 +502,7 @@ static int simulate(const collc_spec *s, const collc_choice *c, collc_prog *cons
     collc_prog *P = progs ? progs[r] : choice_compile(&sr, c, why, sizeof why);
     if (!P) rc = fail(&S, why[0] ? why : "no program", r);
     else if (flatten(&S, r, P)) rc = fail(&S, "out of memory", r);
+    else if ((S.nops += S.R[r].nops) > SIM_MAX_OPS) rc = fail(&S, "too large to simulate", r);
     if (!progs) prog_free(P);
   }
   if (!rc && !run_all(&S)) summarize(&S);

@@ -23,6 +23,10 @@
 
 enum { SIM_SOCKET = 0, SIM_NODE, SIM_NET, SIM_LEVELS };
 
+/* Operations of all ranks together that a simulation may hold (32 bytes
+ * each): p = 1152 linear all-to-all needs 2.7 M; larger runs are refused. */
+#define SIM_MAX_OPS (1 << 22)
+
 typedef struct {
   double lat[SIM_LEVELS]; /* s per message: same socket, same node, other node */
   double bw[SIM_LEVELS];  /* bytes/s of one message at that level */
@@ -59,7 +63,8 @@ void sim_params_format(const sim_params *M, char *buf, size_t len);
 
 /* Compile choice c for every rank of spec s (s->rank ignored) and simulate
  * the p programs under M. Returns R->ok (0 with R->error on failure: a
- * choice that does not compile, a deadlock, out of memory). */
+ * choice that does not compile, a deadlock, out of memory, more than
+ * SIM_MAX_OPS operations). */
 int sim_choice(const collc_spec *s, const collc_choice *c, const sim_params *M, sim_report *R);
 /* The same for given programs (progs[r] is rank r's; they stay the caller's). */
 int sim_programs(const collc_spec *s, collc_prog *const progs[], const sim_params *M,

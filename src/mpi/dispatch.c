@@ -46,12 +46,15 @@ static int agree(MPI_Comm comm, int ok) {
 }
 
 /* The selection text for call d: forced, else COLLC_<COLL>, else the
- * default rule. */
-static const char *selection(const dispatch_call *d, const char *forced) {
+ * default rule: its table, else (large communicators) the simulator's
+ * pick, which is collective (st: d's state, NULL if none). */
+static const char *selection(const dispatch_call *d, const char *forced, collc_state *st) {
   const char *env = config_get()->algorithm[d->spec.coll];
   if (forced) return forced;
   if (d->hint) return d->hint;
-  return *env ? env : select_default(&d->spec);
+  if (*env) return env;
+  if (select_simulates(&d->spec)) return select_simulated(&d->spec, d->comm, st);
+  return select_default(&d->spec);
 }
 
 /* Parse and resolve text for d into c. An unusable forced text is
@@ -286,7 +289,7 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
   if (wants_layout(d, forced) && (st || (st = state_get(d->comm, 1))) &&
       state_layout(st, d->comm) == MPI_SUCCESS) /* (collective, once per communicator) */
     call.spec.layout = st->layout;
-  const char *text = selection(d, forced);
+  const char *text = selection(d, forced, st);
   if (d->spec.unit_bytes == 0) { /* nothing moves, on every rank */
     if ((rc = choose(d, text, forced != NULL, &c))) return collc_raise(d->comm, rc);
     if (d->request) { /* counted at each start; needs no datatypes */

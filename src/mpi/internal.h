@@ -51,6 +51,8 @@ typedef struct {
   MPI_Comm comm; /* this rank's group */
 } family;
 
+#define SIM_BUCKETS 26 /* half decades of bytes: 1 B .. 10^13 B */
+
 typedef struct {
   MPI_Comm priv; /* private duplicate for our messages; MPI_COMM_NULL until used */
   family fam[STATE_MAX_FAMILIES];
@@ -66,6 +68,8 @@ typedef struct {
   int yield;              /* my node has more ranks than cores */
   int cma, cma_done;      /* my node's ranks may read each other's memory (state_cma) */
   shm_seg *seg;           /* node segment of the blocking plans (grown on demand) */
+  signed char simsel[COLLC_COLL_COUNT][2][SIM_BUCKETS]; /* simselect.c: 0 unknown, 1 native,
+                                           2 + candidate; [commutative][half decade of bytes] */
   int refs;     /* persistent requests using this state */
   int orphan;   /* the communicator is gone; freed with the last reference */
 } collc_state;
@@ -147,6 +151,16 @@ void collc_warn_here(const char *key, const char *fmt, ...) __attribute__((forma
 
 /* Default algorithm text for spec (select.c). */
 const char *select_default(const collc_spec *s);
+/* The bytes the rule compares: per block (all-to-all, allgather) or per vector. */
+long long select_bytes(const collc_spec *s);
+/* Whether the default rule asks the cost simulator for s: select_default
+ * has no row for it and p >= COLLC_SIM_MIN_P (simselect.c). */
+int select_simulates(const collc_spec *s);
+/* The simulator's pick for s on comm (collective: rank 0 simulates the
+ * candidates and the native library's modelled algorithm, and broadcasts;
+ * remembered in st per collective and half decade of bytes). "native"
+ * unless a candidate is predicted 1.2x faster. */
+const char *select_simulated(const collc_spec *s, MPI_Comm comm, collc_state *st);
 /* Whether the default rule would pick a node-aware plan for s if its ranks
  * shared nodes (so the layout is worth discovering). */
 int select_may_share(const collc_spec *s);

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <string.h>
 #include "internal.h"
+#include "../plan/config.h"
 
 enum { LIB_OPEN_MPI = 1, LIB_MPICH = 2 };
 
@@ -95,8 +96,7 @@ static void detect_library(void) {
   library = strstr(v, "Open MPI") ? LIB_OPEN_MPI : strstr(v, "MPICH") ? LIB_MPICH : 0;
 }
 
-/* Bytes the rule compares: per block or per vector. */
-static long long rule_bytes(const collc_spec *s) {
+long long select_bytes(const collc_spec *s) {
   if (s->coll == COLLC_COLL_ALLTOALL || s->coll == COLLC_COLL_ALLGATHER) return s->unit_bytes;
   return s->count * s->unit_bytes;
 }
@@ -130,7 +130,7 @@ static const char *row_algo(const rule *R, const collc_spec *s) {
  * rows) or not (those only where they fit s's layout). NULL: none. */
 static const rule *first_row(const collc_spec *s, int assume_shared) {
   pthread_once(&once, detect_library);
-  long long b = rule_bytes(s);
+  long long b = select_bytes(s);
   for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
     const rule *R = &rules[i];
     const char *a = row_algo(R, s);
@@ -148,5 +148,10 @@ const char *select_default(const collc_spec *s) {
 
 int select_may_share(const collc_spec *s) {
   const rule *R = first_row(s, 1);
-  return R && node_aware(row_algo(R, s));
+  return (R && node_aware(row_algo(R, s))) || select_simulates(s);
+}
+
+int select_simulates(const collc_spec *s) {
+  int minp = config_get()->sim_min_p;
+  return minp > 0 && s->p >= minp && !first_row(s, 1);
 }

@@ -33,6 +33,11 @@ static void config_read(void) {
   cfg.cma = !(cma && !strcmp(cma, "0"));
   cfg.node_size = env_count("COLLC_NODE_SIZE");
   cfg.socket_size = env_count("COLLC_SOCKET_SIZE");
+  const char *sim = getenv("COLLC_SIM"), *sp = getenv("COLLC_SIM_PARAMS");
+  int minp = env_count("COLLC_SIM_MIN_P");
+  cfg.sim_min_p = sim && !strcmp(sim, "0") ? 0 : minp > 0 ? minp : 65;
+  snprintf(cfg.sim_params, sizeof cfg.sim_params, "%s",
+           sp && *sp && strlen(sp) < sizeof cfg.sim_params ? sp : "paper");
   const char *w = getenv("COLLC_WISDOM");
   snprintf(cfg.wisdom, sizeof cfg.wisdom, "%s", w && strlen(w) < sizeof cfg.wisdom ? w : "");
   for (int c = 0; c < COLLC_COLL_COUNT; c++) {

@@ -14,6 +14,10 @@ typedef struct {
                                            nodes; -1 = a bad value (warned, then real nodes) */
   int socket_size;                      /* COLLC_SOCKET_SIZE=m: m consecutive local ranks per
                                            socket; 0 = from hwloc; -1 = a bad value */
+  int sim_min_p;                        /* COLLC_SIM_MIN_P: the default rule asks the cost
+                                           simulator from this many ranks (default 65;
+                                           COLLC_SIM=0: never) */
+  char sim_params[1024];                /* COLLC_SIM_PARAMS: its parameters (default "paper") */
   char algorithm[COLLC_COLL_COUNT][256]; /* COLLC_<COLLECTIVE>, "" when unset */
   char env_name[COLLC_COLL_COUNT][32];   /* "COLLC_ALLTOALL", ... */
 } collc_config;
