@@ -48,32 +48,27 @@ static void bruck_format(const collc_choice *c, char *buf, size_t len) {
   snprintf(buf, len, "%d", c->f[0]);
 }
 
-/* Nonzero base-k digits of i below position x. */
-static int moves_before(int64_t i, int k, int x) {
-  int c = 0;
-  for (int j = 0; j < x; j++, i /= k) c += (i % k) != 0;
-  return c;
-}
-
 typedef struct {
   int64_t *soff, *doff, *len; /* per part: up to p runs each */
   int n[4];
 } parts;
 
 /* Sort the blocks of phase x, digit z into the four (source, destination)
- * parts; part = 2*(source is TMP) + (destination is TMP). */
-static void collect(const collc_spec *s, int64_t in_off, int k, int x, int z, parts *pt) {
-  int64_t p = s->p, w = 1, r = s->rank;
-  for (int j = 0; j < x; j++) w *= k;
+ * parts; part = 2*(source is TMP) + (destination is TMP). The blocks are
+ * i = (h*k + z)*w + l (l < w = k^x), ascending; nz[l] holds the nonzero
+ * base-k digits of l: the moves block i made before this phase. */
+static void collect(const collc_spec *s, int64_t in_off, int k, int64_t w, int z,
+                    const int64_t *nz, parts *pt) {
+  int64_t p = s->p, r = s->rank;
   memset(pt->n, 0, sizeof pt->n);
-  for (int64_t i = 1; i < p; i++) {
-    if (base_digit(i, k, x) != z) continue;
-    int c = moves_before(i, k, x);
-    int src_tmp = c > 0, dst_tmp = i >= w * k;
-    int q = 2 * src_tmp + dst_tmp, at = (int)(q * p + pt->n[q]++);
-    pt->soff[at] = src_tmp ? (c % 2) * p + i : in_off + (r + i) % p;
-    pt->doff[at] = dst_tmp ? ((c + 1) % 2) * p + i : mod_pos(r - i, p);
-  }
+  for (int64_t h = 0; (h * k + z) * w < p; h++)
+    for (int64_t l = 0, i = (h * k + z) * w; l < w && i < p; l++, i++) {
+      int c = (int)nz[l];
+      int src_tmp = c > 0, dst_tmp = i >= w * k;
+      int q = 2 * src_tmp + dst_tmp, at = (int)(q * p + pt->n[q]++);
+      pt->soff[at] = src_tmp ? (c % 2) * p + i : in_off + (r + i) % p;
+      pt->doff[at] = dst_tmp ? ((c + 1) % 2) * p + i : mod_pos(r - i, p);
+    }
 }
 
 static int bruck_gen(const collc_spec *s, const collc_choice *c, collc_prog *P) {
@@ -91,19 +86,21 @@ static int bruck_gen(const collc_spec *s, const collc_choice *c, collc_prog *P) 
   if (p == 1) return P->err;
   prog_need_tmp(P, 2 * p);
   parts pt;
-  int64_t *mem = malloc(3 * 4 * (size_t)p * sizeof *mem);
+  int64_t *mem = malloc(13 * (size_t)p * sizeof *mem);
   if (!mem) {
     prog_fail(P, COLLC_ENOMEM, "bruck: out of memory");
     return P->err;
   }
   pt.soff = mem, pt.doff = mem + 4 * p, pt.len = mem + 8 * p;
+  int64_t *nz = mem + 12 * p; /* nonzero base-k digits of l < p */
   for (int64_t i = 0; i < 4 * p; i++) pt.len[i] = 1;
+  for (int64_t l = 0; l < p; l++) nz[l] = l ? nz[l / k] + (l % k != 0) : 0;
   int ndig = base_ndigits(p, k);
   int64_t w = 1;
   for (int x = 0; x < ndig; x++, w *= k) {
     for (int z = 1; z < k && z * w < p; z++) {
       int to = (int)((s->rank + z * w) % p), from = (int)mod_pos(s->rank - z * w, p);
-      collect(s, in_off, k, x, z, &pt);
+      collect(s, in_off, k, w, z, nz, &pt);
       for (int q = 0; q < 4; q++) {
         if (!pt.n[q]) continue;
         prog_recv(P, from, prog_opnd_runs(P, (q & 1) ? BUF_TMP : BUF_RECV, pt.n[q],
