@@ -16,7 +16,7 @@
 #include "simulate.h"
 
 typedef struct {
-  uint8_t op;    /* COLLC_OP_* (ALLTOALL never: expanded) */
+  uint8_t op;    /* COLLC_OP_*; ALLTOALL (expanded) marks its request slot complete */
   int32_t peer;  /* SEND/RECV/AWAIT/GET: rank; WAIT: slot count */
   int32_t slot;  /* SEND/RECV: request slot; WAIT: first slot */
   int32_t addr;  /* instruction of the program it comes from */
@@ -34,7 +34,8 @@ typedef struct {
 typedef struct {
   sop *ops;
   int nops, pc, nslots, blocked, inheap, done;
-  int *slot;      /* slot -> message * 2 + (1 for the receive side), -1 free */
+  int *slot;      /* slot -> message * 2 + (1 for the receive side), -1 free,
+                     -2 a completed group call */
   int wi;         /* WAIT in progress: its next slot to check (slots before it are done) */
   double t, wt;   /* clock; WAIT in progress: the latest completion seen */
   double *sig_t;  /* SIGNAL times, in order, with their steps sig_n */
@@ -183,6 +184,7 @@ static int expand_group(const sim *S, srank *X, int *cap, const collc_prog *P, i
   }
   rc |= add_op(X, cap, (sop){COLLC_OP_COPY, 0, 0, a, 0, part});
   if (!pairwise && g.n > 1) rc |= add_op(X, cap, (sop){COLLC_OP_WAIT, 2 * (g.n - 1), v, a, 0, 0});
+  rc |= add_op(X, cap, (sop){COLLC_OP_ALLTOALL, 0, I->slot, a, 0, 0}); /* the call's request */
   int need = v + (pairwise ? 2 : 2 * (g.n - 1));
   if (need > X->nslots) X->nslots = need;
   return rc;
@@ -353,8 +355,8 @@ static int wait_slots(sim *S, int r, const sop *o) {
   if (X->wi < o->slot) X->wi = o->slot, X->wt = X->t;
   for (; X->wi < o->slot + o->peer; X->wi++) {
     int v = X->slot[X->wi];
-    if (v < 0) return fail(S, "WAIT on a slot with no request", r);
-    double d = done_at(S, v);
+    if (v == -1) return fail(S, "WAIT on a slot with no request", r);
+    double d = v == -2 ? X->wt : done_at(S, v);
     if (d < 0) return X->blocked = 1, 0;
     X->wt = d > X->wt ? d : X->wt;
     X->slot[X->wi] = -1;
@@ -413,6 +415,10 @@ static int step(sim *S, int r) {
   case COLLC_OP_SEND:
   case COLLC_OP_RECV: return post(S, r, o);
   case COLLC_OP_WAIT: return wait_slots(S, r, o);
+  case COLLC_OP_ALLTOALL:
+    if (o->slot < 0 || o->slot >= X->nslots) return fail(S, "bad group call slot", r);
+    X->slot[o->slot] = -2;
+    return 1;
   case COLLC_OP_SIGNAL: return signal_step(S, r, o);
   case COLLC_OP_AWAIT: return await_step(S, r, o);
   case COLLC_OP_REDUCE:

@@ -83,6 +83,28 @@ static void test_contention(void) {
     CHECK(near(R.time, 3 * (double)B / 1e15), "pairwise, unshared: %g s", R.time);
 }
 
+/* torus:4x2 all-to-all, p = 8, own nodes, unshared links: a round over
+ * the dimension of 4 sends 3 messages of 2 blocks, the one over 2 one of 4.
+ * Posted at once (:linear, or the MPI library's group call :native
+ * modelled as linear): 2a + 6B/b. One after the other (:pairwise, or
+ * :native modelled as pairwise): 4a + 10B/b. */
+static void test_torus(void) {
+  sim_params M = alpha_beta(1e-6, 1e9);
+  sim_report R;
+  int64_t count = 1000, B = 8 * count;
+  M.nic_bw = 0;
+  const char *t[] = {"torus:4x2:linear", "torus:4x2:native", "torus:4x2:pairwise"};
+  double concurrent = 2e-6 + 6.0 * (double)B / 1e9, serial = 4e-6 + 10.0 * (double)B / 1e9;
+  for (int i = 0; i < 3; i++)
+    if (sim(COLLC_COLL_ALLTOALL, t[i], 8, count, 0, &M, &R))
+      CHECK(near(R.time, i < 2 ? concurrent : serial), "%s: %g s", t[i], R.time);
+    else
+      CHECK(0, "%s: %s", t[i], R.error);
+  M.group_comp = COMP_PAIRWISE;
+  if (sim(COLLC_COLL_ALLTOALL, "torus:4x2:native", 8, count, 0, &M, &R))
+    CHECK(near(R.time, serial), "native as pairwise: %g s", R.time);
+}
+
 /* Rank r's half of a two-rank exchange: send `units`, receive 1 unit;
  * with wait_between, the send completes before the receive is posted. */
 static collc_prog *half(collc_spec s, int r, int64_t units, int wait_between) {
@@ -180,6 +202,7 @@ static void test_best(void) {
 int main(void) {
   test_recexch();
   test_contention();
+  test_torus();
   test_broken();
   test_shm();
   test_params();
