@@ -4,6 +4,7 @@
 #   make BUILD=d MPICC=w      build into d/ with MPI compiler wrapper w
 #   make check                every test, Open MPI and MPICH (installs missing packages as root)
 #   make bench                the main benchmark on this machine (see README)
+#   make bench-scale          all-to-all at p = 1152 under SimGrid SMPI (docs/scale.md)
 #   make install PREFIX=/p    install library, header, tools, pkg-config file
 #   make asan                 sanitizer build into build-asan/
 #   make fuzz [FUZZ_TIME=600] fuzz the wisdom loader (libFuzzer, clang) for FUZZ_TIME s
@@ -24,14 +25,14 @@ LDLIBS   += -lz -lm -lhwloc -pthread
 
 LIB_SRC  := $(sort $(wildcard src/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
-TOOLS    := collc-explain collc-verify collc-bench
+TOOLS    := collc-explain collc-verify collc-bench collc-scale
 TOOL_BIN := $(TOOLS:%=$(BUILD)/bin/%)
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 MPIT_SRC := $(sort $(wildcard tests/mpi/*.c))
 TEST_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit_%) \
             $(MPIT_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi_%)
 
-.PHONY: all lib tools tests check bench install uninstall asan clean deps fuzz smpi
+.PHONY: all lib tools tests check bench install uninstall asan clean deps fuzz smpi bench-scale
 all: lib tools $(BUILD)/collc.pc
 
 lib: $(BUILD)/libcollc.so $(BUILD)/libcollc.a
@@ -87,8 +88,8 @@ deps:
 # The library, tools and the all-to-all test built with SimGrid's smpicc
 # (simulated ranks in one process; link the library, LD_PRELOAD is ignored).
 smpi:
-	$(MAKE) -j2 $(BUILD_SMPI)/libcollc.so $(BUILD_SMPI)/tests/mpi_alltoall BUILD=$(BUILD_SMPI) \
-	  MPICC=smpicc
+	$(MAKE) -j2 $(BUILD_SMPI)/libcollc.so $(BUILD_SMPI)/tests/mpi_alltoall $(BUILD_SMPI)/bin/collc-scale \
+	  BUILD=$(BUILD_SMPI) MPICC=smpicc
 
 check: deps
 	$(MAKE) tests BUILD=build-openmpi MPICC=mpicc.openmpi
@@ -114,6 +115,11 @@ fuzz: deps build-fuzz/wisdom_fuzz
 bench: deps
 	$(MAKE) all BUILD=build-openmpi MPICC=mpicc.openmpi
 	bench/run.sh
+
+# The torus paper's all-to-all (and allreduce) at p = 1152 simulated ranks
+# under SMPI (bench/scale.sh; results in bench/out/scale/, docs/scale.md).
+bench-scale: smpi
+	bench/scale.sh
 
 asan:
 	$(MAKE) tests BUILD=build-asan MPICC=mpicc.openmpi \

@@ -308,6 +308,18 @@ if [[ -x build-smpi/tests/mpi_alltoall ]] && command -v smpirun >/dev/null; then
     smpirun -np 16 -platform bench/platforms/paper-36x32.xml -hostfile "$hosts" \
     --cfg=smpi/simulate-computation:no --cfg=smpi/host-speed:1Gf \
     --cfg=smpi/alltoall:basic_linear --log=root.thres:warning build-smpi/tests/mpi_alltoall
+  # collc-scale's check mode (bench/scale.sh's driver) at p = 64 on two full
+  # nodes: torus plans, Bruck and factor-list allreduces against the exact
+  # result; exit status 3 on any WRONG.
+  for n in 0 1; do for c in $(seq 32); do echo "node-$n"; done; done >"$hosts"
+  smpi64=(smpirun -np 64 -platform bench/platforms/paper-36x32.xml -hostfile "$hosts"
+    --cfg=smpi/simulate-computation:no --cfg=smpi/host-speed:1Gf
+    --cfg=smpi/send-is-detached-thresh:0 --cfg=smpi/alltoall:basic_linear
+    --log=root.thres:critical build-smpi/bin/collc-scale -k)
+  run_case "smpi/collc-scale alltoall check np=64 (2 nodes of 32)" 120 "${smpi64[@]}" -c 1,3,50 \
+    -a 'native;torus:2x32:native;torus:8x8:linear;torus:4x4x4:native;torus:d=6;bruck:2'
+  run_case "smpi/collc-scale allreduce check np=64 (2 nodes of 32)" 120 "${smpi64[@]}" \
+    -C allreduce -c 1,100,5000 -a 'native;recexch;recexch:-8,-8,8,8;cyclic;cyclic:-4,-4,-4,4,4,4'
   rm -f "$hosts"
 else
   run_case "smpi/alltoall (smpirun or build-smpi missing)" 10 false
