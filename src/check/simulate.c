@@ -63,11 +63,13 @@ typedef struct {
 /* ---- parameters ---- */
 
 /* The torus paper's cluster as bench/platforms/paper-36x32.xml models it
- * (SMPI, lat/bw factors 1, computation not simulated): node links 0.5 us
- * and 12.5 GB/s each way, two links between nodes; loopback 0.2 us,
- * 20 GB/s per message, not shared; local work free. */
+ * (SMPI, lat/bw factors 1, computation not simulated): node links 12.5 GB/s
+ * each way, loopback 20 GB/s per message and not shared, local work free.
+ * Latencies as smpirun -np 64 collc-bench --calibrate measured them on two
+ * of its nodes: 0.31 us in a node, 1.53 us between nodes (two 0.5 us hops
+ * and SMPI's own overheads). */
 static const sim_params preset_paper = {
-    {0.2e-6, 0.2e-6, 1.0e-6}, {20e9, 20e9, 12.5e9}, 12.5e9, 0, 0, 0, 0.2e-6, 65536,
+    {0.31e-6, 0.31e-6, 1.53e-6}, {20e9, 20e9, 12.5e9}, 12.5e9, 0, 0, 0, 0.2e-6, 65536,
     COMP_LINEAR};
 /* This 2-core machine: mpirun -np 2 collc-bench --calibrate, Open MPI 4.1,
  * one node (all levels alike); eager: Open MPI's shared-memory limit. */

@@ -98,12 +98,22 @@ static int node_comm(MPI_Comm comm, MPI_Comm *out) {
   return rc;
 }
 
+/* SimGrid SMPI (smpicc's mpi.h defines SMPI_SHARED_MALLOC) runs every
+ * simulated rank in one process, switching ranks only inside MPI calls: a
+ * rank waiting on another's shared-memory flag would spin forever. So
+ * there, ranks share no node: node-aware plans do not fit. */
+#ifdef SMPI_SHARED_MALLOC
+#define SHM_POSSIBLE 0
+#else
+#define SHM_POSSIBLE 1
+#endif
+
 int state_layout(collc_state *st, MPI_Comm comm) {
   int p, rank, k = 1, id, rc;
   if (st->layout_done) return MPI_SUCCESS;
   st->layout_done = 1;
   st->node = MPI_COMM_NULL;
-  if (!config_get()->shm) return MPI_SUCCESS;
+  if (!config_get()->shm || !SHM_POSSIBLE) return MPI_SUCCESS;
   PMPI_Comm_size(comm, &p);
   PMPI_Comm_rank(comm, &rank);
   int *ids = malloc((size_t)p * sizeof *ids);

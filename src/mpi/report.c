@@ -5,9 +5,29 @@
 #include <string.h>
 #include "internal.h"
 
+/* Call comm's error handler for err. SimGrid SMPI 3.32 (smpicc's mpi.h
+ * defines SMPI_SHARED_MALLOC) crashes in MPI_Comm_call_errhandler for the
+ * predefined handlers (a null function pointer), so there they are
+ * honoured here: MPI_ERRORS_RETURN returns, MPI_ERRORS_ARE_FATAL aborts. */
+static void call_handler(MPI_Comm comm, int err) {
+#ifdef SMPI_SHARED_MALLOC
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  if (PMPI_Comm_get_errhandler(comm, &eh) != MPI_SUCCESS || eh == MPI_ERRORS_RETURN) return;
+  if (eh == MPI_ERRORS_ARE_FATAL) {
+    char s[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    PMPI_Error_string(err, s, &len);
+    fprintf(stderr, "collc: MPI error (%s) with MPI_ERRORS_ARE_FATAL: aborting\n", s);
+    PMPI_Abort(comm, err);
+    return;
+  }
+#endif
+  PMPI_Comm_call_errhandler(comm, err);
+}
+
 int collc_raise(MPI_Comm comm, int err) {
   if (err == MPI_SUCCESS) return err;
-  PMPI_Comm_call_errhandler(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, err);
+  call_handler(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, err);
   return err;
 }
 
