@@ -7,13 +7,14 @@
 # largest relative error.
 #
 #   bench/sim-vs-smpi.sh [-S PARAMS] [-N RANKS_PER_NODE] [-n NATIVE_MODEL]
-#                        [-l LARGE] FILE.csv...
+#                        [-l LARGE] FILE.csv[=MODEL]...
 #
 #   -S PARAMS  simulator parameters (default paper: bench/platforms/paper-36x32.xml)
 #   -N K       ranks per node as the hostfile placed them (default 32)
 #   -n TEXT    the collc algorithm that models a "native" row (default linear:
-#              SMPI's basic_linear all-to-all); rows named native(...) are skipped
-#              unless their selector is given as -n 'native(ompi)=bruck' (repeatable)
+#              SMPI's basic_linear all-to-all); FILE=MODEL models the native rows
+#              of that file (another SMPI selector) by MODEL instead, and names
+#              them native(MODEL)
 #   -l BYTES   "large" for the error bound: bytes per block (all-to-all) or per
 #              vector (allreduce), default 4000
 # Elements are MPI_INT (4 bytes), as collc-scale uses. Prints markdown.
@@ -26,7 +27,7 @@ while getopts "S:N:n:l:" o; do
   case $o in
   S) params=$OPTARG ;;
   N) nodes=$OPTARG ;;
-  n) if [[ $OPTARG == *=* ]]; then model[${OPTARG%%=*}]=${OPTARG#*=}; else model[native]=$OPTARG; fi ;;
+  n) model[native]=$OPTARG ;;
   l) large=$OPTARG ;;
   *) sed -n '2,20p' "$0"; exit 2 ;;
   esac
@@ -34,18 +35,21 @@ done
 shift $((OPTIND - 1))
 rows=$(mktemp)
 trap 'rm -f "$rows"' EXIT
-for f in "$@"; do
+for arg in "$@"; do
+  f=${arg%%=*} own=
+  [[ $arg == *=* ]] && own=${arg#*=}
   # (the variant is quoted: a factor list holds commas)
   tail -n +2 "$f" | sed -E 's/^([^,]*),([^,]*),([^,]*),"?(.*[^"])"?,([^,]*),([^,]*),([^,]*)$/\1 \2 \3 \4 \5 \6 \7/' |
   while read -r coll p count variant t _ check; do
     [[ $check == WRONG || $check == UNFIT || -z $t ]] && continue
     algo=${model[$variant]:-$variant}
+    if [[ $variant == native && -n $own ]]; then algo=$own variant="native($own)"; fi
     [[ $algo == native* ]] && continue
     pred=$("$B/collc-explain" -b 4 -S "$params" -N "$nodes" "$coll" "$algo" "$p" 0 "$count" 2>/dev/null |
            sed -nE 's/^predicted time ([0-9.e+-]+) us.*/\1/p' || true)
     [[ -n $pred ]] && echo "$coll $p $count $variant $t $pred"
   done
-done >"$rows"
+done | sort -s -k1,1 -k2,2n -k3,3n >"$rows"
 awk -v large="$large" '
 function spearman(n,   i, j, a, b, sx, sy, sxy, sxx, syy, rx, ry) {
   for (i = 1; i <= n; i++) { rx[i] = 1; ry[i] = 1
