@@ -87,9 +87,10 @@ deps:
 
 # The library, tools and the all-to-all test built with SimGrid's smpicc
 # (simulated ranks in one process; link the library, LD_PRELOAD is ignored).
+# collc-bench is there for --calibrate: the simulator's parameters of an SMPI platform.
 smpi:
 	$(MAKE) -j2 $(BUILD_SMPI)/libcollc.so $(BUILD_SMPI)/tests/mpi_alltoall $(BUILD_SMPI)/bin/collc-scale \
-	  BUILD=$(BUILD_SMPI) MPICC=smpicc
+	  $(BUILD_SMPI)/bin/collc-bench BUILD=$(BUILD_SMPI) MPICC=smpicc
 
 check: deps
 	$(MAKE) tests BUILD=build-openmpi MPICC=mpicc.openmpi
