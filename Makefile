@@ -119,7 +119,9 @@ bench: deps
 
 # The torus paper's all-to-all (and allreduce) at p = 1152 simulated ranks
 # under SMPI (bench/scale.sh; results in bench/out/scale/, docs/scale.md).
-bench-scale: smpi
+bench-scale: deps
+	$(MAKE) smpi
+	$(MAKE) tools BUILD=build-openmpi MPICC=mpicc.openmpi
 	bench/scale.sh
 
 asan:

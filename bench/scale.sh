@@ -28,6 +28,10 @@
 # resized datatypes at 24+ ranks. Every run: communication only,
 # deterministic, sends not detached (docs/scale.md says why).
 #
+# On the paper platform it then compares the cost simulator's predictions
+# with these runs (bench/sim-vs-smpi.sh; needs build-openmpi/bin/collc-explain):
+# paper-validation.md.
+#
 # Writes bench/out/scale/<platform>-<coll>.csv (all variants; the native
 # ones named native:<selector>), <platform>-runs.csv (per smpirun: wall
 # seconds, peak RSS, exit status), <platform>-<coll>.md (tables: time and
@@ -126,6 +130,16 @@ experiment() {
 
 experiment alltoall "$counts" "$variants" "$natives"
 ((allreduce)) && experiment allreduce "$rcounts" "$red" "$rnatives"
+
+# The cost simulator against these runs (paper platform: the simulator's
+# "paper" preset is this platform; sends not detached there: eager=0).
+if [[ $platform == paper ]]; then
+  f=$out/paper
+  BUILD=build-openmpi bench/sim-vs-smpi.sh -S "paper eager=0" -N "$cores" -l 40000 \
+    "$f-alltoall-collc.csv" "$f-alltoall-ompi.csv=bruck" "$f-alltoall-impi.csv=bruck" \
+    "$f-alltoall-mpich.csv=mpich" $( ((allreduce)) && echo "$f-allreduce-collc.csv" \
+    "$f-allreduce-mpich.csv=mpich") >"$out/paper-validation.md" && head -12 "$out/paper-validation.md"
+fi
 echo "== runs ($runs)"
 column -s, -t "$runs"
 exit $status

@@ -320,7 +320,22 @@ if [[ -x build-smpi/tests/mpi_alltoall ]] && command -v smpirun >/dev/null; then
     -a 'native;torus:2x32:native;torus:8x8:linear;torus:4x4x4:native;torus:d=6;bruck:2'
   run_case "smpi/collc-scale allreduce check np=64 (2 nodes of 32)" 120 "${smpi64[@]}" \
     -C allreduce -c 1,100,5000 -a 'native;recexch;recexch:-8,-8,8,8;cyclic;cyclic:-4,-4,-4,4,4,4'
-  rm -f "$hosts"
+  # No shared memory between simulated ranks (they would spin on each other's
+  # flags without entering SMPI): node-aware plans do not fit, and the error
+  # raised for them returns instead of crashing in SMPI's handler call.
+  run_case "smpi/hier does not fit under SMPI (UNFIT, no hang or crash)" 120 expect_stats \
+    'allreduce +64 +1 hier .*UNFIT' "${smpi64[@]}" -C allreduce -c 1 -a 'native;hier'
+  # The simulator's calibration on the simulated platform must find the
+  # platform file's bandwidths: 20 GB/s in a node, 12.5 GB/s links (+-1%).
+  cal=$(mktemp)
+  run_case "smpi/calibrate np=64 finds the platform's bandwidths" 120 bash -c \
+    "smpirun -np 64 -platform bench/platforms/paper-36x32.xml -hostfile $hosts \
+     --cfg=smpi/simulate-computation:no --cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:1 \
+     --log=root.thres:critical build-smpi/bin/collc-bench --calibrate $cal >/dev/null && cat $cal &&
+     tr ' /' '\n\n' <$cal | awk -F= '/^bw=/ { b = \$2 } /^nic=/ { n = \$2 } END {
+       exit !(b > 19.8e9 && b < 20.2e9 && n > 12.37e9 && n < 12.63e9) }' &&
+     tr ' ' '\n' <$cal | grep '^bw=' | cut -d/ -f3 | awk '{ exit !(\$1 > 12.37e9 && \$1 < 12.63e9) }'"
+  rm -f "$hosts" "$cal"
 else
   run_case "smpi/alltoall (smpirun or build-smpi missing)" 10 false
 fi

@@ -125,15 +125,38 @@ static void cal_partners(const collc_layout *L, int p, int b[SIM_LEVELS]) {
   }
 }
 
+/* Which ranks of comm share a node: the library's layout (with sockets),
+ * else MPI_COMM_TYPE_SHARED itself (the library has none with COLLC_SHM=0
+ * or under SMPI, where ranks share no memory but do share simulated hosts).
+ * *own is set when the caller must free the result. NULL if unknown. */
+static const collc_layout *cal_layout(MPI_Comm comm, collc_layout **own) {
+  const collc_layout *L = node_layout(comm);
+  int p, me, id;
+  MPI_Comm node;
+  *own = NULL;
+  if (L) return L;
+  PMPI_Comm_size(comm, &p), PMPI_Comm_rank(comm, &me);
+  int *ids = malloc((size_t)p * sizeof *ids);
+  if (ids && PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node) == 0) {
+    PMPI_Allreduce(&me, &id, 1, MPI_INT, MPI_MIN, node);
+    PMPI_Comm_free(&node);
+    PMPI_Allgather(&id, 1, MPI_INT, ids, 1, MPI_INT, comm);
+    *own = layout_new(p, ids);
+  }
+  free(ids);
+  return *own;
+}
+
 /* Measure and print the parameters; 0 or 2 (bad FILE). */
 static int calibrate(MPI_Comm comm, const char *file) {
   int p, me, b[SIM_LEVELS];
   char why[200], text[400];
   sim_params M;
   PMPI_Comm_size(comm, &p), PMPI_Comm_rank(comm, &me);
-  const collc_layout *L = node_layout(comm);
+  collc_layout *own;
+  const collc_layout *L = cal_layout(comm, &own);
   char *buf = calloc(16 << 20, 1);
-  if (!buf) return 2;
+  if (!buf) return layout_free(own), 2;
   sim_params_parse("local", &M, why, sizeof why);
   cal_partners(L, p, b);
   if (b[SIM_SOCKET] < 0 && b[SIM_NODE] >= 0) b[SIM_SOCKET] = b[SIM_NODE], b[SIM_NODE] = -1;
@@ -144,8 +167,10 @@ static int calibrate(MPI_Comm comm, const char *file) {
   cal_local(buf, &M);
   free(buf);
   sim_params_format(&M, text, sizeof text);
+  if (me == 0)
+    printf("# collc-bench --calibrate, p = %d, %s\n%s\n", p, L ? L->desc : "no layout", text);
+  layout_free(own);
   if (me != 0) return 0;
-  printf("# collc-bench --calibrate, p = %d, %s\n%s\n", p, L ? L->desc : "no layout", text);
   FILE *f = file ? fopen(file, "w") : NULL;
   if (f) fprintf(f, "# collc-bench --calibrate, p = %d\n%s\n", p, text), fclose(f);
   return file && !f ? 2 : 0;
