@@ -57,6 +57,7 @@ trap 'rm -f "$rows"' EXIT
 for arg in "$@"; do
   f=${arg%%=*} own=
   [[ $arg == *=* ]] && own=${arg#*=}
+  [[ -r $f ]] || { echo "sim-vs-smpi: skipping $f (missing)" >&2; continue; }
   # (the variant is quoted: a factor list holds commas)
   tail -n +2 "$f" | sed -E 's/^([^,]*),([^,]*),([^,]*),"?(.*[^"])"?,([^,]*),([^,]*),([^,]*)$/\1 \2 \3 \4 \5 \6 \7/' |
   while read -r coll p count variant t _ check; do
@@ -70,7 +71,7 @@ for arg in "$@"; do
     [[ $algo == native* ]] && continue
     pred=$("$B/collc-explain" -b 4 -S "$params" -N "$nodes" "$coll" "$algo" "$p" 0 "$count" 2>/dev/null |
            sed -nE 's/^predicted time ([0-9.e+-]+) us.*/\1/p' || true)
-    [[ -n $pred ]] && echo "$coll $p $count $variant $t $pred"
+    if [[ -n $pred ]]; then echo "$coll $p $count $variant $t $pred"; fi
   done
 done | sort -s -k1,1 -k2,2n -k3,3n >"$rows"
 awk -v large="$large" '

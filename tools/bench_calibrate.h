@@ -70,7 +70,7 @@ static double cal_post(MPI_Comm comm, int b, char *buf) {
       if (me == 0) PMPI_Isend(buf, 8, MPI_BYTE, b, 8, comm, &rq[k]);
       else if (me == b) PMPI_Irecv(buf + 8 * k, 8, MPI_BYTE, 0, 8, comm, &rq[k]);
     t = MPI_Wtime() - t;
-    if (me == 0 || me == b) PMPI_Waitall(64, rq, MPI_STATUSES_IGNORE);
+    for (int k = 0; k < 64 && (me == 0 || me == b); k++) PMPI_Wait(&rq[k], MPI_STATUS_IGNORE);
     if (t < best) best = t;
   }
   return b >= 0 ? best / 64 : 0;
@@ -156,7 +156,13 @@ static int calibrate(MPI_Comm comm, const char *file) {
   collc_layout *own;
   const collc_layout *L = cal_layout(comm, &own);
   char *buf = calloc(16 << 20, 1);
-  if (!buf) return layout_free(own), 2;
+  int ok = buf != NULL, all = 0;
+  PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm); /* no rank leaves the others waiting */
+  if (!all) {
+    if (me == 0) fprintf(stderr, "collc-bench --calibrate: out of memory\n");
+    free(buf), layout_free(own);
+    return 2;
+  }
   sim_params_parse("local", &M, why, sizeof why);
   cal_partners(L, p, b);
   if (b[SIM_SOCKET] < 0 && b[SIM_NODE] >= 0) b[SIM_SOCKET] = b[SIM_NODE], b[SIM_NODE] = -1;

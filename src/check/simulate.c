@@ -3,8 +3,8 @@
  * Each rank's program is first flattened into simulator operations (sop):
  * operand shapes become byte counts and a native group ALLTOALL becomes
  * its point-to-point pattern, so the programs can be freed before the run.
- * Messages match dynamically in MPI's order: per (source, destination)
- * pair one FIFO holds whichever side has posted unmatched. Ranks wait in a
+ * Messages match dynamically in MPI's order: per (source, destination,
+ * channel) one FIFO holds whichever side has posted unmatched. Ranks wait in a
  * heap ordered by their clocks; the earliest runs until it blocks or passes
  * the next one, so shared network links are granted in time order.
  */
@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "simulate.h"
 
 typedef struct {
@@ -30,6 +31,11 @@ typedef struct {
   int64_t bytes;
   double ts, tr, arr;         /* send, receive posted; data arrived (-1: not yet) */
 } smsg;
+
+typedef struct {
+  int src, dst, chan; /* src -1: a free entry */
+  int head, tail;     /* oldest and newest unmatched message, head -1: none */
+} pairq;
 
 typedef struct {
   sop *ops;
@@ -52,7 +58,9 @@ typedef struct {
   srank *R;
   smsg *msg;
   int nmsg, cap_msg;
-  int *head, *tail;  /* per pair src * p + dst: FIFO of unmatched messages */
+  pairq *pq;         /* FIFOs of unmatched messages: open addressing on (src, dst, chan), */
+  int64_t npq;       /* npq a power of two above all ranks' posts; or dense: src * p + dst */
+  int dense;
   double *out_free, *in_free; /* per node: when its network link is next free */
   int64_t nops;      /* operations of all ranks so far (at most SIM_MAX_OPS) */
   int *heap, nheap;
@@ -82,7 +90,7 @@ static int parse_levels(const char *s, double v[SIM_LEVELS]) {
   char *end;
   for (int i = 0; i < SIM_LEVELS; i++) {
     v[i] = strtod(s, &end);
-    if (end == s || v[i] < 0) return -1;
+    if (end == s || !(v[i] >= 0) || !isfinite(v[i])) return -1;
     if (i == 0 && (*end == 0)) {
       v[1] = v[2] = v[0];
       return 0;
@@ -117,22 +125,31 @@ static int param_word(char *w, sim_params *M) {
   return f ? (*f = x, 0) : -1;
 }
 
-/* Read file name into a new string (NULL if it cannot be read). */
-static char *slurp(const char *name) {
+/* The text of parameter file name: a new string, or NULL when name is a
+ * preset, holds '=', or is not a regular file; *bad when it is one but
+ * cannot be read whole (over 4 KiB). */
+static char *slurp(const char *name, int *bad) {
+  struct stat st;
+  *bad = 0;
+  if (!strcmp(name, "paper") || !strcmp(name, "local") || strchr(name, '=') ||
+      stat(name, &st) || !S_ISREG(st.st_mode))
+    return NULL;
   FILE *f = fopen(name, "r");
-  if (!f) return NULL;
-  char *buf = malloc(4097);
-  size_t n = buf ? fread(buf, 1, 4096, f) : 0;
-  fclose(f);
-  if (buf) buf[n] = 0;
+  char *buf = f ? malloc(4098) : NULL;
+  size_t n = buf ? fread(buf, 1, 4097, f) : 0;
+  if (f) fclose(f);
+  if (!buf || n > 4096) return free(buf), *bad = 1, NULL;
+  buf[n] = 0;
   return buf;
 }
 
 int sim_params_parse(const char *text, sim_params *M, char *why, size_t wlen) {
+  int bad;
   *M = preset_paper;
-  char *own = slurp(text), *s = own ? own : strdup(text), *save = NULL;
-  int rc = s ? 0 : COLLC_ENOMEM;
-  for (char *line = s ? strtok_r(s, "\n", &save) : NULL; line && !rc;
+  char *own = slurp(text, &bad), *s = own ? own : strdup(text), *save = NULL;
+  int rc = bad ? COLLC_EINVAL : s ? 0 : COLLC_ENOMEM;
+  if (bad) snprintf(why, wlen, "simulator parameters: cannot read %s (at most 4 KiB)", text);
+  for (char *line = s && !rc ? strtok_r(s, "\n", &save) : NULL; line && !rc;
        line = strtok_r(NULL, "\n", &save)) {
     char *hash = strchr(line, '#'), *save2 = NULL;
     if (hash) *hash = 0;
@@ -284,20 +301,42 @@ static void wake(sim *S, int r) {
   if (S->R[r].blocked) S->R[r].blocked = 0, heap_push(S, r);
 }
 
+/* The FIFO of (src, dst, chan), made empty on first use. Dense tables
+ * hold one channel per pair at a time: NULL when another one still has
+ * unmatched messages there. */
+static pairq *pair_queue(sim *S, int src, int dst, int chan) {
+  if (S->dense) {
+    pairq *q = &S->pq[(size_t)src * (size_t)S->p + (size_t)dst];
+    if (q->src < 0 || q->head < 0) *q = (pairq){src, dst, chan, -1, -1};
+    return q->chan == chan ? q : NULL;
+  }
+  uint64_t h = ((uint64_t)(unsigned)src * 0x9E3779B97F4A7C15ULL) ^
+               ((uint64_t)(unsigned)dst * 0xC2B2AE3D27D4EB4FULL) ^ (uint64_t)(unsigned)chan;
+  for (int64_t i = (int64_t)((h ^ (h >> 29)) & (uint64_t)(S->npq - 1));; i = (i + 1) & (S->npq - 1)) {
+    pairq *q = &S->pq[i];
+    if (q->src < 0) *q = (pairq){src, dst, chan, -1, -1};
+    if (q->src == src && q->dst == dst && q->chan == chan) return q;
+  }
+}
+
 /* New or matching message for a post of side (1 send, 2 receive) from
- * src to dst on chan; its index, or -1 (out of memory, channel clash). */
+ * src to dst on chan (each channel, like each communicator, matches on its
+ * own); its index, or -1 (out of memory, sizes differ). */
 static int match(sim *S, int src, int dst, int chan, int side, int64_t bytes) {
-  size_t k = (size_t)src * (size_t)S->p + (size_t)dst;
-  int m = S->head[k];
+  pairq *q = pair_queue(S, src, dst, chan);
+  if (!q) {
+    snprintf(S->rep->error, sizeof S->rep->error, "message %d -> %d: channels interleaved", src, dst);
+    return -1;
+  }
+  int m = q->head;
   if (m >= 0 && S->msg[m].posted != side) { /* the other side is waiting: take the oldest */
-    if (S->msg[m].chan != chan || S->msg[m].bytes != bytes) {
-      snprintf(S->rep->error, sizeof S->rep->error,
-               "message %d -> %d: %lld bytes sent, %lld received, or channels interleaved", src,
-               dst, (long long)(side == 1 ? bytes : S->msg[m].bytes),
+    if (S->msg[m].bytes != bytes) {
+      snprintf(S->rep->error, sizeof S->rep->error, "message %d -> %d: %lld bytes sent, %lld received",
+               src, dst, (long long)(side == 1 ? bytes : S->msg[m].bytes),
                (long long)(side == 1 ? S->msg[m].bytes : bytes));
       return -1;
     }
-    S->head[k] = S->msg[m].next;
+    q->head = S->msg[m].next;
     S->msg[m].posted = 3;
     return m;
   }
@@ -309,9 +348,9 @@ static int match(sim *S, int src, int dst, int chan, int side, int64_t bytes) {
   }
   m = S->nmsg++;
   S->msg[m] = (smsg){src, dst, chan, side, -1, bytes, -1, -1, -1};
-  if (S->head[k] < 0) S->head[k] = m;
-  else S->msg[S->tail[k]].next = m;
-  S->tail[k] = m;
+  if (q->head < 0) q->head = m;
+  else S->msg[q->tail].next = m;
+  q->tail = m;
   return m;
 }
 
@@ -472,26 +511,39 @@ static void summarize(sim *S) {
 
 /* Allocate S for spec s; 0 or -1. */
 static int setup(sim *S, const collc_spec *s, const sim_params *M, sim_report *R) {
-  size_t pp = (size_t)s->p * (size_t)s->p;
   int nodes = s->layout ? s->layout->nnodes : s->p;
   memset(S, 0, sizeof *S);
   S->s = s, S->M = M, S->L = s->layout, S->p = s->p, S->rep = R;
   if (s->layout && s->layout->p != s->p) return fail(S, "layout does not match p", 0);
   S->R = calloc((size_t)s->p, sizeof *S->R);
-  S->head = malloc(pp * sizeof(int)), S->tail = malloc(pp * sizeof(int));
   S->out_free = calloc((size_t)nodes, sizeof(double));
   S->in_free = calloc((size_t)nodes, sizeof(double));
   S->heap = malloc((size_t)s->p * sizeof(int));
-  if (!S->R || !S->head || !S->tail || !S->out_free || !S->in_free || !S->heap)
-    return fail(S, "out of memory", 0);
-  memset(S->head, -1, pp * sizeof(int));
+  if (!S->R || !S->out_free || !S->in_free || !S->heap) return fail(S, "out of memory", 0);
+  return 0;
+}
+
+/* The message FIFOs, sized by the flattened ranks' posts (every key
+ * needs one): memory grows with the messages, not with p^2, except where
+ * nearly every pair communicates (linear, pairwise), where a dense p x p
+ * table is smaller and faster (cache); 0 or -1. */
+static int setup_queues(sim *S) {
+  int64_t posts = 0, pp = (int64_t)S->p * S->p;
+  for (int r = 0; r < S->p; r++)
+    for (int i = 0; i < S->R[r].nops; i++)
+      posts += S->R[r].ops[i].op == COLLC_OP_SEND || S->R[r].ops[i].op == COLLC_OP_RECV;
+  for (S->npq = 64; S->npq <= posts; S->npq *= 2) {}
+  if ((S->dense = pp <= S->npq)) S->npq = pp;
+  S->pq = malloc((size_t)S->npq * sizeof *S->pq);
+  if (!S->pq) return fail(S, "out of memory", 0);
+  for (int64_t i = 0; i < S->npq; i++) S->pq[i].src = -1;
   return 0;
 }
 
 static void teardown(sim *S) {
   for (int r = 0; S->R && r < S->p; r++)
     free(S->R[r].ops), free(S->R[r].slot), free(S->R[r].sig_t), free(S->R[r].sig_n);
-  free(S->R), free(S->msg), free(S->head), free(S->tail), free(S->out_free), free(S->in_free);
+  free(S->R), free(S->msg), free(S->pq), free(S->out_free), free(S->in_free);
   free(S->heap), free(S->waiters);
 }
 
@@ -503,17 +555,18 @@ static int simulate(const collc_spec *s, const collc_choice *c, collc_prog *cons
   int tr = R->trace_rank;
   memset(R, 0, sizeof *R);
   R->trace = trace, R->trace_rank = tr;
-  int rc = s->p < 1 || s->p > 65536 ? fail(&S, "p out of range", 0) : setup(&S, s, M, R);
+  int rc = s->p < 1 || s->p > SIM_MAX_OPS ? fail(&S, "p out of range", 0) : setup(&S, s, M, R);
   for (int r = 0; r < s->p && !rc; r++) {
     char why[200] = "";
     collc_spec sr = spec_rank(s, r);
     collc_prog *P = progs ? progs[r] : choice_compile(&sr, c, why, sizeof why);
     if (!P) rc = fail(&S, why[0] ? why : "no program", r);
-    else if (flatten(&S, r, P)) rc = fail(&S, "out of memory", r);
+    else if (flatten(&S, r, P))
+      rc = fail(&S, S.R[r].nops >= SIM_MAX_OPS / 2 ? "too large to simulate" : "out of memory", r);
     else if ((S.nops += S.R[r].nops) > SIM_MAX_OPS) rc = fail(&S, "too large to simulate", r);
     if (!progs) prog_free(P);
   }
-  if (!rc && !run_all(&S)) summarize(&S);
+  if (!rc && !setup_queues(&S) && !run_all(&S)) summarize(&S);
   teardown(&S);
   return R->ok;
 }

@@ -55,8 +55,9 @@ typedef struct {
  * cluster as modelled in bench/platforms/paper-36x32.xml; "local": this
  * 2-core machine, as calibrated), then "key=value" words (separated by
  * spaces, commas or newlines) that override it: lat=S/N/X bw=S/N/X nic= o=
- * copy= reduce= flag= eager= group=linear|pairwise; or the name of a file
- * holding such text ('#' starts a comment). 0, or COLLC_EINVAL with why. */
+ * copy= reduce= flag= eager= group=linear|pairwise; or the name of a
+ * regular file (not a preset's, without '=') holding such text, at most
+ * 4 KiB ('#' starts a comment). 0, or COLLC_EINVAL with why. */
 int sim_params_parse(const char *text, sim_params *M, char *why, size_t wlen);
 /* M as text that sim_params_parse reads back. */
 void sim_params_format(const sim_params *M, char *buf, size_t len);

@@ -67,9 +67,13 @@ static int choose(const dispatch_call *d, const char *text, int forced, collc_ch
       choice_resolve(&d->spec, c, why, sizeof why) == 0)
     return 0;
   if (forced) return MPI_ERR_ARG;
-  collc_warn_once(text, "%s=%s: %s; using the default rule",
-                  d->hint ? "info collc_algorithm" : config_get()->env_name[d->spec.coll], text,
-                  why);
+  const char *env = config_get()->algorithm[d->spec.coll];
+  if (d->hint || *env)
+    collc_warn_once(text, "%s=%s: %s; using the default rule",
+                    d->hint ? "info collc_algorithm" : config_get()->env_name[d->spec.coll], text,
+                    why);
+  else /* the simulator's pick for another call of its size class */
+    collc_warn_once(text, "default rule: %s does not fit (%s); using native", text, why);
   text = select_default(&d->spec);
   if (choice_parse(d->spec.coll, text, c, why, sizeof why) ||
       choice_resolve(&d->spec, c, why, sizeof why))

@@ -13,6 +13,7 @@ static void call_handler(MPI_Comm comm, int err) {
 #ifdef SMPI_SHARED_MALLOC
   MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
   if (PMPI_Comm_get_errhandler(comm, &eh) != MPI_SUCCESS || eh == MPI_ERRORS_RETURN) return;
+  if (eh != MPI_ERRORS_ARE_FATAL) PMPI_Errhandler_free(&eh); /* (comm keeps its own reference) */
   if (eh == MPI_ERRORS_ARE_FATAL) {
     char s[MPI_MAX_ERROR_STRING];
     int len = 0;

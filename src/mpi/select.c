@@ -153,5 +153,5 @@ int select_may_share(const collc_spec *s) {
 
 int select_simulates(const collc_spec *s) {
   int minp = config_get()->sim_min_p;
-  return minp > 0 && s->p >= minp && !first_row(s, 1);
+  return minp > 0 && s->p >= minp && s->unit_bytes > 0 && !first_row(s, 1);
 }

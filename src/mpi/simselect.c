@@ -90,13 +90,13 @@ static int simulate_pick(const collc_spec *s) {
 
 const char *select_simulated(const collc_spec *s, MPI_Comm comm, collc_state *st) {
   int comm_ok = !coll_reduces(s->coll) || s->commutative, rank = 0, pick = -1;
-  signed char *m = st ? &st->simsel[s->coll][comm_ok][bucket(select_bytes(s))] : NULL;
-  if (!m) return "native";
-  if (*m == 0) {
+  signed char none = 0, *m = st ? &st->simsel[s->coll][comm_ok][bucket(select_bytes(s))] : &none;
+  if (*m == 0) { /* every rank is here (the same memo), and joins the broadcast; one without
+                    state (out of memory) joins and keeps native, remembering nothing */
     PMPI_Comm_rank(comm, &rank);
     if (rank == 0) pick = simulate_pick(s);
     if (PMPI_Bcast(&pick, 1, MPI_INT, 0, comm) != MPI_SUCCESS) pick = -1;
-    *m = (signed char)(pick + 2);
+    *m = (signed char)(st ? pick + 2 : 1);
   }
   return *m >= 2 ? candidates(s->coll)[*m - 2] : "native";
 }

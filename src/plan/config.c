@@ -36,8 +36,8 @@ static void config_read(void) {
   const char *sim = getenv("COLLC_SIM"), *sp = getenv("COLLC_SIM_PARAMS");
   int minp = env_count("COLLC_SIM_MIN_P");
   cfg.sim_min_p = sim && !strcmp(sim, "0") ? 0 : minp > 0 ? minp : 65;
-  snprintf(cfg.sim_params, sizeof cfg.sim_params, "%s",
-           sp && *sp && strlen(sp) < sizeof cfg.sim_params ? sp : "paper");
+  snprintf(cfg.sim_params, sizeof cfg.sim_params, "%s", /* too long: a bad word (warned) */
+           !sp || !*sp ? "paper" : strlen(sp) < sizeof cfg.sim_params ? sp : "too-long");
   const char *w = getenv("COLLC_WISDOM");
   snprintf(cfg.wisdom, sizeof cfg.wisdom, "%s", w && strlen(w) < sizeof cfg.wisdom ? w : "");
   for (int c = 0; c < COLLC_COLL_COUNT; c++) {

@@ -12,6 +12,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "algo/algo.h"
 #include "check/simulate.h"
 #include "unit.h"
@@ -128,6 +130,10 @@ static void test_broken(void) {
   collc_prog *P[2] = {half(s, 0, 1, 1), half(s, 1, 1, 1)};
   M.eager = 0;
   CHECK(!sim_programs(&s, P, &M, &R) && strstr(R.error, "deadlock"), "deadlock: '%s'", R.error);
+  M.eager = 8; /* a message of exactly `eager` bytes waits for its receiver */
+  CHECK(!sim_programs(&s, P, &M, &R) && strstr(R.error, "deadlock"), "8 B, eager=8: '%s'", R.error);
+  M.eager = 9;
+  CHECK(sim_programs(&s, P, &M, &R), "8 B, eager=9: '%s'", R.error);
   M.eager = 1e18;
   CHECK(sim_programs(&s, P, &M, &R) && near(R.time, 1e-6 + 8 / 1e9), "eager: %g '%s'", R.time,
         R.error);
@@ -172,6 +178,8 @@ static void test_params(void) {
   CHECK(sim_params_parse("paper nic=-1", &M, why, sizeof why) == COLLC_EINVAL, "negative");
   CHECK(sim_params_parse("nosuchpreset", &M, why, sizeof why) == COLLC_EINVAL, "bad preset");
   CHECK(sim_params_parse("group=native", &M, why, sizeof why) == COLLC_EINVAL, "group=native");
+  CHECK(sim_params_parse("lat=nan", &M, why, sizeof why) == COLLC_EINVAL, "lat=nan accepted");
+  CHECK(sim_params_parse("bw=1/2/inf", &M, why, sizeof why) == COLLC_EINVAL, "bw=inf accepted");
   char name[] = "/tmp/collc-sim-XXXXXX";
   int fd = mkstemp(name);
   FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -181,6 +189,26 @@ static void test_params(void) {
     CHECK(!sim_params_parse(name, &M, why, sizeof why) && M.nic_bw == 1e9, "file: %s", why);
     remove(name);
   }
+  /* a file named like a preset does not shadow it; a directory is no file */
+  char dir[] = "/tmp/collc-simdir-XXXXXX", cwd[4096];
+  if (CHECK(mkdtemp(dir) && getcwd(cwd, sizeof cwd) && !chdir(dir), "temporary directory")) {
+    FILE *g = fopen("local", "w");
+    if (g) fputs("nic=5\n", g), fclose(g);
+    CHECK(!sim_params_parse("local", &M, why, sizeof why) && M.nic_bw == 0, "file 'local' shadows");
+    mkdir("d", 0700);
+    CHECK(sim_params_parse("d", &M, why, sizeof why) == COLLC_EINVAL, "a directory read as text");
+    remove("local"), rmdir("d");
+    CHECK(!chdir(cwd) && !rmdir(dir), "clean up %s", dir);
+  }
+}
+
+/* More than SIM_MAX_OPS operations are refused, not attempted: linear
+ * all-to-all at p = 2048 posts 2 * 2047 per rank (8.4 M). */
+static void test_too_large(void) {
+  sim_params M = alpha_beta(1e-6, 1e9);
+  sim_report R;
+  int ok = sim(COLLC_COLL_ALLTOALL, "linear", 2048, 1, 32, &M, &R);
+  CHECK(!ok && strstr(R.error, "too large"), "p = 2048 linear: ok %d '%s'", ok, R.error);
 }
 
 /* Latency-bound (tiny blocks, huge bandwidth): Bruck's log p messages beat
@@ -206,6 +234,7 @@ int main(void) {
   test_broken();
   test_shm();
   test_params();
+  test_too_large();
   test_best();
   return unit_summary("simulate");
 }
