@@ -15,10 +15,8 @@
 #              SMPI's basic_linear all-to-all); FILE=MODEL models the native rows
 #              of that file (another SMPI selector) by MODEL instead, and names
 #              them native(MODEL); MODEL "mpich" is MPICH's documented rule, as
-#              SMPI's mpich selector follows it: all-to-all Bruck to 256 B per
-#              block at p >= 8, linear to 32 KB, then pairwise; allreduce
-#              recursive doubling to 2 KB (all-'*' steps of p's prime factors),
-#              then Rabenseifner (recexch's default list)
+#              SMPI's mpich selector follows it: the library's own cost model of
+#              native (sim_native_model, also the default rule's)
 #   -l BYTES   "large" for the error bound: bytes per block (all-to-all) or per
 #              vector (allreduce), default 4000
 # Elements are MPI_INT (4 bytes), as collc-scale uses. Prints markdown.
@@ -37,21 +35,6 @@ while getopts "S:N:n:l:" o; do
   esac
 done
 shift $((OPTIND - 1))
-# mpich_model COLL P COUNT: MPICH's algorithm for the call, as a collc text.
-mpich_model() {
-  local b=$((4 * $3)) q=$2 f=2 steps=
-  if [[ $1 == alltoall ]]; then
-    ((b <= 256 && $2 >= 8)) && echo bruck || { ((b <= 32768)) && echo linear || echo pairwise; }
-    return
-  fi
-  ((b > 2048)) && { echo recexch; return; }
-  while ((q > 1)); do
-    while ((q % f == 0)); do steps+=${steps:+,}"*$f"; q=$((q / f)); done
-    f=$((f + 1))
-  done
-  echo "recexch:$steps"
-}
-
 rows=$(mktemp)
 trap 'rm -f "$rows"' EXIT
 for arg in "$@"; do
@@ -65,10 +48,10 @@ for arg in "$@"; do
     algo=${model[$variant]:-$variant}
     if [[ $variant == native* && -n $own ]]; then
       algo=$own
-      [[ $own == mpich ]] && algo=$(mpich_model "$coll" "$p" "$count")
       variant="native($own)"
     fi
-    [[ $algo == native* ]] && continue
+    [[ $algo == mpich ]] && algo=native # collc-explain -S: the library's model of native
+    [[ $algo == native* && $own != mpich ]] && continue
     pred=$("$B/collc-explain" -b 4 -S "$params" -N "$nodes" "$coll" "$algo" "$p" 0 "$count" 2>/dev/null |
            sed -nE 's/^predicted time ([0-9.e+-]+) us.*/\1/p' || true)
     if [[ -n $pred ]]; then echo "$coll $p $count $variant $t $pred"; fi

@@ -6,7 +6,8 @@
  *   -x         expand each operand into the unit indices it addresses
  *   -S PARAMS  simulate all p ranks (src/check/simulate.h; PARAMS: a preset,
  *              "key=value" words or a file) and print when each of this
- *              rank's instructions completes, then the predicted totals
+ *              rank's instructions completes, then the predicted totals;
+ *              "native" is simulated as its cost model (sim_native_model)
  *   -T         compile every rank's program and print the time per rank
  *              (what one rank spends compiling its own plan), not the listing
  *   (other options: tools/common.h)
@@ -108,7 +109,15 @@ int main(int argc, char **argv) {
   char why[200];
   tool_setup(a[0], a[1], tool_int(a[2], "p"), tool_int(a[3], "rank"),
              argc - optind == 5 ? tool_int(a[4], "count") : 1, &o, &s, &c);
-  if (choice_is_native(&c)) {
+  if (choice_is_native(&c) && params) { /* simulate its cost model */
+    char model[256];
+    const char *m = sim_native_model(&s, model, sizeof model);
+    printf("%s native: the MPI library's own collective, modelled as %s\n", a[0], m);
+    if (choice_parse(s.coll, m, &c, why, sizeof why) || choice_resolve(&s, &c, why, sizeof why)) {
+      fprintf(stderr, "%s\n", why);
+      return 1;
+    }
+  } else if (choice_is_native(&c)) {
     printf("%s native: the MPI library's own collective, no program\n", a[0]);
     return 0;
   }

@@ -4,7 +4,7 @@
  * From COLLC_SIM_MIN_P ranks (default 65: the measured rows end at 64),
  * where the measured table (select.c) has no row, rank 0 simulates every
  * candidate below that fits the call, and the algorithm the native library
- * documents for it (native_model), under COLLC_SIM_PARAMS (default
+ * documents for it (sim_native_model), under COLLC_SIM_PARAMS (default
  * "paper": a 100 Gbit/s cluster). A candidate replaces native only when
  * predicted 1.2x faster, a margin for the model's error. The pick is
  * broadcast (the call is collective, so every rank is here) and kept per
@@ -38,30 +38,6 @@ static const char *const *candidates(int coll) {
   }
 }
 
-/* The native library's algorithm for s as one of ours, after MPICH's
- * documented defaults (Open MPI's tuned rules use the same classes):
- * all-to-all Bruck up to 256 B per block (p >= 8), then all posted at
- * once up to 32 KB, then pairwise; allreduce recursive doubling up to
- * 2 KB (here: all-'*' steps of p's prime factors), then Rabenseifner
- * (reduce-scatter halving, allgather doubling: recexch's default);
- * reduce_scatter_block recursive halving; allgather recursive doubling;
- * reduce and bcast a binomial tree. */
-static const char *native_model(const collc_spec *s, char *buf, size_t len) {
-  long long b = select_bytes(s);
-  switch (s->coll) {
-  case COLLC_COLL_ALLTOALL: return b <= 256 && s->p >= 8 ? "bruck" : b <= 32768 ? "linear" : "pairwise";
-  case COLLC_COLL_ALLREDUCE:
-    if (b > 2048) return "recexch";
-    size_t n = (size_t)snprintf(buf, len, "recexch:");
-    for (int q = s->p, f = 2; q > 1 && n < len; f++)
-      for (; q % f == 0 && n < len; q /= f) n += (size_t)snprintf(buf + n, len - n, "%s*%d", q == s->p ? "" : ",", f);
-    return buf;
-  case COLLC_COLL_REDUCE_SCATTER_BLOCK:
-  case COLLC_COLL_ALLGATHER: return "recexch";
-  default: return "tree";
-  }
-}
-
 /* Half decade of b (0 for b < 3.2 B). */
 static int bucket(long long b) {
   int k = b > 1 ? (int)floor(2 * log10((double)b)) : 0;
@@ -79,7 +55,7 @@ static int simulate_pick(const collc_spec *s) {
     collc_warn_once("sim-params", "COLLC_SIM_PARAMS: %s; the default rule keeps native", why);
     return -1;
   }
-  const char *nat = native_model(s, model, sizeof model);
+  const char *nat = sim_native_model(s, model, sizeof model);
   if (choice_parse(s->coll, nat, &c, why, sizeof why) || choice_resolve(s, &c, why, sizeof why) ||
       !sim_choice(s, &c, &M, &R))
     return -1; /* cannot model native: keep it */

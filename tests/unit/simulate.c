@@ -227,6 +227,24 @@ static void test_best(void) {
   CHECK(sim_best(&s, none, &M, &t) == -1, "no fitting candidate: not -1");
 }
 
+/* The native library's model follows MPICH's documented thresholds
+ * (all-to-all 256 B and 32 KB per block, allreduce 2 KB per vector). */
+static void test_native_model(void) {
+  char buf[256];
+  collc_spec s = {.coll = COLLC_COLL_ALLTOALL, .p = 1152, .count = 64, .unit_bytes = 256};
+  CHECK(!strcmp(sim_native_model(&s, buf, sizeof buf), "bruck"), "256 B blocks");
+  s.unit_bytes = 257;
+  CHECK(!strcmp(sim_native_model(&s, buf, sizeof buf), "linear"), "257 B blocks");
+  s.unit_bytes = 32769;
+  CHECK(!strcmp(sim_native_model(&s, buf, sizeof buf), "pairwise"), "32769 B blocks");
+  s.p = 4, s.unit_bytes = 4;
+  CHECK(!strcmp(sim_native_model(&s, buf, sizeof buf), "linear"), "p = 4: Bruck from p = 8 only");
+  s = (collc_spec){.coll = COLLC_COLL_ALLREDUCE, .p = 12, .count = 256, .unit_bytes = 8};
+  CHECK(!strcmp(sim_native_model(&s, buf, sizeof buf), "recexch:*2,*2,*3"), "2 KB: '%s'", buf);
+  s.count = 257;
+  CHECK(!strcmp(sim_native_model(&s, buf, sizeof buf), "recexch"), "2056 B");
+}
+
 int main(void) {
   test_recexch();
   test_contention();
@@ -235,6 +253,7 @@ int main(void) {
   test_shm();
   test_params();
   test_too_large();
+  test_native_model();
   test_best();
   return unit_summary("simulate");
 }
