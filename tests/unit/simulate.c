@@ -144,6 +144,30 @@ static void test_broken(void) {
   prog_free(P[0]), prog_free(P[1]);
 }
 
+/* Shared-memory flags: rank 0 copies B bytes (at copy bandwidth c) and
+ * signals step 1; rank 1 awaits it, then copies B bytes too: rank 1
+ * finishes at 2 B/c + flag latency; an AWAIT of step 0 (the previous
+ * run) waits for nothing. */
+static void test_flags(void) {
+  collc_spec s = {.coll = COLLC_COLL_ALLTOALL, .p = 2, .count = 1000, .unit_bytes = 8000};
+  sim_params M = alpha_beta(1e-6, 1e9);
+  sim_report R;
+  collc_prog *P[2];
+  M.copy_bw = 4e9, M.flag_lat = 3e-7;
+  for (int r = 0; r < 2; r++) {
+    s.rank = r;
+    P[r] = prog_new(&s);
+    int one = prog_shape_contig(P[r], 1);
+    if (r == 1) prog_await(P[r], 0, 0), prog_await(P[r], 0, 1);
+    prog_copy(P[r], opnd(BUF_SEND, r, one), opnd(BUF_RECV, r, one));
+    if (r == 0) prog_signal(P[r], 1);
+  }
+  double want = 2 * 8000 / 4e9 + 3e-7;
+  CHECK(sim_programs(&s, P, &M, &R) && near(R.time, want) && R.slowest == 1,
+        "flags: %g s (rank %d), want %g: '%s'", R.time, R.slowest, want, R.error);
+  prog_free(P[0]), prog_free(P[1]);
+}
+
 /* Node-aware plans (segment copies, SIGNAL/AWAIT, single copy) finish, and
  * cost more than nothing. */
 static void test_shm(void) {
@@ -250,6 +274,7 @@ int main(void) {
   test_contention();
   test_torus();
   test_broken();
+  test_flags();
   test_shm();
   test_params();
   test_too_large();
