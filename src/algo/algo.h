@@ -48,7 +48,11 @@ typedef struct {
   void (*format)(const collc_choice *c, char *buf, size_t len);
   const char *syntax;
   const char *summary;
+  int needs; /* ALGO_ANY, or where ranks must be: ALGO_SHARED_NODES (it uses the node
+                segment: some ranks share a node), ALGO_ONE_NODE (all ranks on one) */
 } collc_algo;
+
+enum { ALGO_ANY = 0, ALGO_SHARED_NODES, ALGO_ONE_NODE };
 
 /* The registry: one row per algorithm; coll -1 means every collective. */
 extern const collc_algo *const algo_registry[];
@@ -56,6 +60,9 @@ extern const int algo_count;
 
 /* Registry index of name for coll, or -1. */
 int algo_find(int coll, const char *name, size_t len);
+/* The `needs` of the row that choice text "name[:params]" names for coll
+ * (ALGO_ANY if none does). */
+int algo_text_needs(int coll, const char *text);
 /* Parse "name[:params]" for coll into c; 0 or COLLC_EINVAL with why. */
 int choice_parse(int coll, const char *text, collc_choice *c, char *why, size_t wlen);
 /* Resolve c for spec s (see collc_algo.resolve). */

@@ -179,4 +179,5 @@ static int torus_gen(const collc_spec *s, const collc_choice *c, collc_prog *P) 
 const collc_algo algo_alltoall_torus = {
     "torus", COLLC_COLL_ALLTOALL, torus_parse, torus_resolve, torus_gen, torus_format,
     "torus:<AxBx..|d=N>[:<native|linear|pairwise>[,...]]",
-    "d-factor torus all-to-all (Traff 2026): d rounds on dimension groups, zero-copy"};
+    "d-factor torus all-to-all (Traff 2026): d rounds on dimension groups, zero-copy",
+    ALGO_ANY};

@@ -405,7 +405,7 @@ static void hier_format(const collc_choice *c, char *buf, size_t len) {
 #define HIER_SUMMARY "shared memory in a node, messages between nodes (Jocksch 2026)"
 #define HIER_ROW(var, coll, gen, syntax) \
   const collc_algo var = {"hier", coll, hier_parse, hier_resolve, gen, hier_format, syntax, \
-                          HIER_SUMMARY}
+                          HIER_SUMMARY, ALGO_SHARED_NODES}
 HIER_ROW(algo_allreduce_hier, COLLC_COLL_ALLREDUCE, gen_allreduce,
          "hier[:node=rs|tree|sockets|-a,-b,b,a][:net=<allreduce algorithm>]");
 HIER_ROW(algo_reduce_hier, COLLC_COLL_REDUCE, gen_reduce, "hier[:net=<reduce algorithm>]");

@@ -54,6 +54,12 @@ int algo_find(int coll, const char *name, size_t len) {
   return -1;
 }
 
+int algo_text_needs(int coll, const char *text) {
+  const char *colon = strchr(text, ':');
+  int i = algo_find(coll, text, colon ? (size_t)(colon - text) : strlen(text));
+  return i < 0 ? ALGO_ANY : algo_registry[i]->needs;
+}
+
 int parse_int_list(const char *s, size_t len, char sep, int *out, int max) {
   int n = 0;
   size_t i = 0;
@@ -190,4 +196,4 @@ void algo_format_none(const collc_choice *c, char *buf, size_t len) {
 
 const collc_algo algo_native = {
     "native", -1, algo_parse_none, algo_resolve_any, NULL, algo_format_none, "native",
-    "the MPI library's own collective (PMPI)"};
+    "the MPI library's own collective (PMPI)", ALGO_ANY};

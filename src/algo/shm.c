@@ -416,4 +416,5 @@ static void shm_format(const collc_choice *c, char *buf, size_t len) {
 const collc_algo algo_shm = {
     "shm", -1, shm_parse, shm_resolve, shm_gen, shm_format, "shm[:direct=<bytes>][:<algorithm>]",
     "any message-passing algorithm with its messages through the node's shared segment "
-    "(every rank on one node), direct= ones read in place; default recexch, tree or pairwise"};
+    "(every rank on one node), direct= ones read in place; default recexch, tree or pairwise",
+    ALGO_ONE_NODE};

@@ -168,7 +168,7 @@ static void tree_format(const collc_choice *c, char *buf, size_t len) {
 
 #define TREE_ROW(var, coll)                                                                  \
   const collc_algo var = {"tree", coll, tree_parse, tree_resolve, tree_gen, tree_format,     \
-                          "tree[:k1,k2,...]", "k-nomial tree with per-level fan-in"}
+                          "tree[:k1,k2,...]", "k-nomial tree with per-level fan-in", ALGO_ANY}
 TREE_ROW(algo_allreduce_tree, COLLC_COLL_ALLREDUCE);
 TREE_ROW(algo_reduce_tree, COLLC_COLL_REDUCE);
 TREE_ROW(algo_bcast_tree, COLLC_COLL_BCAST);

@@ -129,14 +129,13 @@ static int bind(const dispatch_call *d, collc_state *st, collc_prog *P, int crea
 /* Whether choice c reads other ranks' memory in place (shm:direct=): the
  * node's permission is probed then (the same on every rank). */
 static int reads_in_place(const collc_choice *c) {
-  return !strcmp(algo_registry[c->algo]->name, "shm") && c->direct >= 0;
+  return algo_registry[c->algo]->needs == ALGO_ONE_NODE && c->direct >= 0;
 }
 
 /* Whether choice c may use the node segment (the same on every rank, so
  * the agreement below is made by all ranks or none). */
 static int uses_segment(const collc_choice *c) {
-  const char *n = algo_registry[c->algo]->name;
-  return !strcmp(n, "hier") || !strcmp(n, "shm");
+  return algo_registry[c->algo]->needs != ALGO_ANY;
 }
 
 /* Segment bytes for program P of call d, agreed over comm (collective):
@@ -276,11 +275,12 @@ static int persist(const dispatch_call *call, decision *D) {
 }
 
 /* Whether call d's choice may depend on the node layout: a default rule
- * row that would pick hier on a shared node, or a hier or shm text. */
+ * that would pick a node-aware plan on a shared node, or a text naming one
+ * (a registry row that needs shared nodes: hier, shm). */
 static int wants_layout(const dispatch_call *d, const char *forced) {
   const char *env = config_get()->algorithm[d->spec.coll];
   const char *t = forced ? forced : d->hint ? d->hint : *env ? env : NULL;
-  return t ? !strncmp(t, "hier", 4) || !strncmp(t, "shm", 3) : select_may_share(&d->spec);
+  return t ? algo_text_needs(d->spec.coll, t) != ALGO_ANY : select_may_share(&d->spec);
 }
 
 int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes) {

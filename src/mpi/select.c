@@ -113,13 +113,15 @@ static int hier_fits(const collc_spec *s) {
  * where all of them share one. */
 static int fits(const char *a, const collc_spec *s) {
   const collc_layout *L = s->layout;
-  if (!strncmp(a, "hier", 4)) return hier_fits(s);
-  if (!strncmp(a, "shm", 3)) return L && L->p == s->p && L->nnodes == 1 && s->p > 1;
-  return 1;
+  switch (algo_text_needs(s->coll, a)) {
+  case ALGO_SHARED_NODES: return hier_fits(s);
+  case ALGO_ONE_NODE: return L && L->p == s->p && L->nnodes == 1 && s->p > 1;
+  default: return 1;
+  }
 }
 
-/* Whether rule text a needs the node layout. */
-static int node_aware(const char *a) { return !strncmp(a, "hier", 4) || !strncmp(a, "shm", 3); }
+/* Whether rule text a (for collective coll) needs the node layout. */
+static int node_aware(int coll, const char *a) { return algo_text_needs(coll, a) != ALGO_ANY; }
 
 /* The algorithm text of row R for s. */
 static const char *row_algo(const rule *R, const collc_spec *s) {
@@ -135,7 +137,7 @@ static const rule *first_row(const collc_spec *s, int assume_shared) {
     const rule *R = &rules[i];
     const char *a = row_algo(R, s);
     if (R->lib == library && R->coll == s->coll && s->p >= R->pmin && s->p <= R->pmax &&
-        b >= R->bmin && b <= R->bmax && ((assume_shared && node_aware(a)) || fits(a, s)))
+        b >= R->bmin && b <= R->bmax && ((assume_shared && node_aware(s->coll, a)) || fits(a, s)))
       return R;
   }
   return NULL;
@@ -148,7 +150,7 @@ const char *select_default(const collc_spec *s) {
 
 int select_may_share(const collc_spec *s) {
   const rule *R = first_row(s, 1);
-  return (R && node_aware(row_algo(R, s))) || select_simulates(s);
+  return (R && node_aware(s->coll, row_algo(R, s))) || select_simulates(s);
 }
 
 int select_simulates(const collc_spec *s) {
