@@ -332,9 +332,8 @@ if [[ -x build-smpi/tests/mpi_alltoall ]] && command -v smpirun >/dev/null; then
     "smpirun -np 64 -platform bench/platforms/paper-36x32.xml -hostfile $hosts \
      --cfg=smpi/simulate-computation:no --cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:1 \
      --log=root.thres:critical build-smpi/bin/collc-bench --calibrate $cal >/dev/null && cat $cal &&
-     tr ' /' '\n\n' <$cal | awk -F= '/^bw=/ { b = \$2 } /^nic=/ { n = \$2 } END {
-       exit !(b > 19.8e9 && b < 20.2e9 && n > 12.37e9 && n < 12.63e9) }' &&
-     tr ' ' '\n' <$cal | grep '^bw=' | cut -d/ -f3 | awk '{ exit !(\$1 > 12.37e9 && \$1 < 12.63e9) }'"
+     tr ' ' '\n' <$cal | awk -F'[=/]' '/^bw=/ { s = \$2; x = \$4 } /^nic=/ { n = \$2 } END {
+       exit !(s > 19.8e9 && s < 20.2e9 && x > 12.37e9 && x < 12.63e9 && n > 12.37e9 && n < 12.63e9) }'"
   rm -f "$hosts" "$cal"
 else
   run_case "smpi/alltoall (smpirun or build-smpi missing)" 10 false
