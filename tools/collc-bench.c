@@ -10,6 +10,7 @@
  *   mpirun -np P collc-bench [-C COLL] [-c COUNTS] [-a ALGOS]... [-w N] [-r N]
  *                            [-l COUNT:REPS[:WARM]] [-o FILE.csv]
  *   mpirun -np P collc-bench --calibrate [FILE]   (tools/bench_calibrate.h)
+ *   mpirun -np 1 collc-bench --overhead [COUNT [CALLS]]   (tools/bench_overhead.h)
  *
  *   -C COLL        alltoall (default), allreduce, reduce_scatter_block, allgather,
  *                  reduce, bcast. alltoall: MPI_INT; the others MPI_DOUBLE, MPI_SUM for
@@ -108,6 +109,7 @@ static void usage(void) {
           "  -o FILE       CSV output\n"
           "  -P            persistent: init time (cold and warm) next to one execution\n"
           "       collc-bench --calibrate [FILE]\n"
+          "       collc-bench --overhead [COUNT [CALLS]]\n"
           "                fit the cost simulator's parameters to this machine (see\n"
           "                collc-explain -S); printed, and written to FILE\n");
 }
@@ -607,6 +609,7 @@ static int bench_init(bench *b, const options *o) {
 
 #include "bench_persist.h"
 #include "bench_calibrate.h"
+#include "bench_overhead.h"
 
 /* Parse the options, measure every count, report; the exit status is 0, 2
  * (bad arguments) or 3 (a WRONG variant). */
@@ -621,6 +624,11 @@ int main(int argc, char **argv) {
     int crc = calibrate(MPI_COMM_WORLD, argc > 2 ? argv[2] : NULL);
     MPI_Finalize();
     return crc;
+  }
+  if (argc >= 2 && !strcmp(argv[1], "--overhead")) {
+    int orc = overhead(MPI_COMM_WORLD, argc, argv);
+    MPI_Finalize();
+    return orc;
   }
   int rc = parse_options(argc, argv, p, &o);
   if (rc || bench_init(&b, &o)) {

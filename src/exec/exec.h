@@ -1,10 +1,11 @@
 /* exec.h - the MPI executor: a program bound to datatypes and communicators.
  *
  * plan_create does all the work a call could repeat: it builds (and commits)
- * one MPI datatype per distinct (buffer, shape) operand, resolves byte
- * offsets, allocates the scratch buffer and the request array. plan_execute
- * then only binds the user's two buffer addresses and walks the program:
- * nothing is allocated, no datatype is created.
+ * one MPI datatype per distinct (buffer, shape) operand and resolves byte
+ * offsets. An execution context then only binds the user's two buffer
+ * addresses, the communicator and segment, and walks the program: nothing
+ * is allocated (once the context has met a plan of that size), no datatype
+ * is created. Plans are immutable; contexts hold everything that changes.
  */
 #ifndef COLLC_EXEC_H
 #define COLLC_EXEC_H
@@ -38,37 +39,35 @@ typedef struct {
   int sendcount, recvcount;
   MPI_Datatype sendtype, recvtype; /* sendtype ignored when in place */
   MPI_Op op;
-  shm_seg **seg; /* programs using the node segment: where it is (may be
-                    replaced by a larger one between executions) */
 } exec_bind;
 
+/* A plan: program P bound to this rank's typing of the buffers (datatypes,
+ * offsets, kernels). Immutable once made, so any number of executions may
+ * run it at once, each in its own context; reference counted. */
 typedef struct collc_plan collc_plan;
+/* One execution's state: program counter, request slots, scratch, buffer
+ * bases, segment sequence number. Reused for execution after execution. */
+typedef struct exec_ctx exec_ctx;
 
-/* Build the executable plan for program P (taken over: freed with the plan)
- * on private communicator comm; gcomm[g] is the communicator of program group
- * g (member j = rank j). Local: no communication. Returns MPI_SUCCESS or an
- * MPI error class (P is freed then too). */
-int plan_create(collc_prog *P, const exec_bind *b, MPI_Comm comm, const MPI_Comm *gcomm,
-                collc_plan **out);
-/* Run the plan on these buffers (recvbuf also the input when in place).
- * Returns MPI_SUCCESS or the class of the first failing MPI call. */
-int plan_execute(collc_plan *pl, const void *sendbuf, void *recvbuf);
-/* The same, resumable (persistent requests): plan_start begins an execution
- * and runs it until it must wait for messages; plan_test advances it that
- * way; plan_wait runs it to the end, blocking. *done tells whether it has
- * ended. One execution at a time per plan; nothing is allocated. After an
- * error the execution is ended (requests cancelled). */
-int plan_start(collc_plan *pl, const void *sendbuf, void *recvbuf, int *done);
-int plan_test(collc_plan *pl, int *done);
-int plan_wait(collc_plan *pl);
-/* End a started execution now: cancel and release its requests. */
-void plan_abort(collc_plan *pl);
-/* Tag our messages with tag (default: the blocking interface's); plans
- * that may run concurrently on one communicator need distinct tags. */
-void plan_set_tag(collc_plan *pl, int tag);
-/* The plan takes over seg (a malloc'd cell holding its own segment) and
- * retires the segment when freed. */
-void plan_own_segment(collc_plan *pl, shm_seg **seg);
+/* Where an execution runs: the communicator of its messages (the rank
+ * numbers of the program), their tag, the communicators of the program's
+ * groups (gcomm[g], member j = rank j), and the node segment (programs that
+ * use one; *seg may be replaced by a larger one between executions). The
+ * caller keeps gcomm[] and the segment cell alive while an execution runs. */
+typedef struct {
+  MPI_Comm comm;
+  int tag;
+  const MPI_Comm *gcomm;
+  shm_seg **seg;
+} exec_where;
+
+/* Build the plan of program P (taken over: freed with the plan) for
+ * binding b, holding one reference. Local: no communication. Returns
+ * MPI_SUCCESS or an MPI error class (P is freed then too). */
+int plan_create(collc_prog *P, const exec_bind *b, collc_plan **out);
+/* Take another reference; plan_free drops one (the last frees the plan). */
+void plan_ref(collc_plan *pl);
+void plan_free(collc_plan *pl);
 /* Bytes between units of the node segment when bound with b. */
 MPI_Aint plan_shm_unit(const exec_bind *b);
 /* Bytes of node segment that program P needs when bound with b (0: none). */
@@ -76,7 +75,30 @@ size_t plan_shm_bytes(const collc_prog *P, const exec_bind *b);
 /* Bytes this rank sends to other ranks per execution. */
 long long plan_bytes(const collc_plan *pl);
 const collc_prog *plan_prog(const collc_plan *pl);
-void plan_free(collc_plan *pl);
+
+/* A new, empty context (NULL when out of memory); free it when no
+ * execution runs in it. */
+exec_ctx *ctx_new(void);
+void ctx_free(exec_ctx *c);
+/* Run plan pl in c at w on these buffers (recvbuf also the input when in
+ * place), to its end. Nothing is allocated unless pl needs more scratch or
+ * request slots than c had. Returns MPI_SUCCESS or the class of the first
+ * failing MPI call. */
+int ctx_execute(exec_ctx *c, collc_plan *pl, const exec_where *w, const void *sendbuf,
+                void *recvbuf);
+/* The same, resumable: ctx_start begins an execution and runs it until it
+ * must wait (for messages or node flags); ctx_test advances it that way;
+ * ctx_wait runs it to the end, blocking. *done tells whether it has ended.
+ * After an error the execution is ended (requests cancelled). The caller
+ * keeps pl (and w's communicators and segment) alive until it ends. */
+int ctx_start(exec_ctx *c, collc_plan *pl, const exec_where *w, const void *sendbuf,
+              void *recvbuf, int *done);
+int ctx_test(exec_ctx *c, int *done);
+int ctx_wait(exec_ctx *c);
+/* Whether an execution has begun in c and not ended. */
+int ctx_running(const exec_ctx *c);
+/* End a started execution now: cancel and release its requests. */
+void ctx_abort(exec_ctx *c);
 
 /* True if type t is laid out as plain bytes (predefined, no holes, lb 0),
  * so units of it may be moved with memcpy. */

@@ -14,6 +14,7 @@
  * which is right for any datatype.
  */
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,7 +45,6 @@ typedef struct {
 
 typedef struct {
   xopnd src, dst; /* GET: src is the slot (the copy path) */
-  MPI_Comm gcomm;
   int memcpy_ok;
   int flag;       /* AWAIT, GET: the peer's local index (its flag) */
   int iv, nl, nr; /* GET: its local, then remote pieces in the plan's iov pool */
@@ -52,10 +52,11 @@ typedef struct {
   int stage;      /* GET: dst is not plain bytes: read into the stage, then unpack */
 } xins;
 
+/* The immutable part: everything resolved once per (program, binding).
+ * Shared by every execution context that runs it (exec.h). */
 struct collc_plan {
   collc_prog *P;
-  MPI_Comm comm;
-  int self;
+  int self;       /* my rank (in every communicator an execution runs on) */
   unit u[3];      /* kinds: SEND, RECV and TMP, SHM */
   xins *x;
   MPI_Datatype *dt; /* [kind * nshapes + shape], MPI_DATATYPE_NULL if not built */
@@ -64,27 +65,37 @@ struct collc_plan {
   int nowned;
   kernel_sel ks;  /* typed kernel of a reduction, if one exists */
   local_ctx lx;   /* how local instructions treat units */
-  MPI_Request *req;
-  void *tmp_mem;
-  char *tmp_base;
+  size_t tmp_bytes;      /* scratch an execution needs (0: none) */
+  MPI_Aint tmp_lb;       /* its base is shifted by the recv type's true lower bound */
   long long bytes;
-  int tag;               /* of our point-to-point messages */
-  shm_seg **seg;         /* the node segment (programs that use one) */
-  shm_seg **own_seg;     /* a persistent plan's own segment (retired when freed) */
   struct iovec *iov;     /* GET pieces (iov_base: offsets from a buffer's base) */
   int niov;
-  char *stage;           /* GETs into buffers that are not plain bytes read here first */
-  size_t stage_bytes;
+  size_t stage_bytes;    /* GETs into buffers that are not plain bytes read there first */
   uint32_t flat;         /* bit b: buffer b may be read in place (BUF_SEND, RECV, TMP) */
   int remote;            /* the program OFFERs or GETs: publish buffers at each start */
   int pid;
   uint64_t limit[3];     /* bytes of SEND, RECV, TMP as published (fixed by the binding) */
-  uint64_t seq;          /* this execution's number on the segment */
   MPI_Aint shm_lb;       /* true lower bound of a segment unit: the base is shifted by it */
   size_t shm_bytes;      /* segment bytes this plan touches */
   int flag;              /* my local index (my flag) */
+  atomic_int refs;       /* owners: a cache, requests, running contexts */
+};
+
+/* The mutable part: one execution of a plan (exec.h). Buffers grow to the
+ * largest plan run in the context, so a context allocates only when it
+ * first meets a larger plan. */
+struct exec_ctx {
+  collc_plan *pl;        /* running (pc < nins), or last run */
+  exec_where w;          /* where it runs */
   int pc;                /* next instruction of a started execution */
   char *base[BUF_COUNT]; /* buffer bases of the current execution */
+  uint64_t seq;          /* this execution's number on the segment */
+  MPI_Request *req;
+  int nreq;              /* capacity of req */
+  void *tmp_mem;
+  size_t tmp_cap;
+  char *stage;
+  size_t stage_cap;
 };
 
 static int kind_of(int buf) { return buf == BUF_SEND ? 0 : buf == BUF_SHM ? 2 : 1; }
@@ -223,7 +234,7 @@ static int get_pieces(collc_plan *pl, const collc_instr *I, xins *X) {
 }
 
 /* Resolve instruction a (operands, group communicator, copy mode). */
-static int resolve_instr(collc_plan *pl, int a, const MPI_Comm *gcomm) {
+static int resolve_instr(collc_plan *pl, int a) {
   const collc_instr *I = &pl->P->ins[a];
   xins *X = &pl->x[a];
   int f = ops_flags(I->op), rc = MPI_SUCCESS;
@@ -232,7 +243,6 @@ static int resolve_instr(collc_plan *pl, int a, const MPI_Comm *gcomm) {
     return MPI_SUCCESS;
   }
   if (f & OPF_GROUP) {
-    X->gcomm = gcomm[I->peer];
     rc = resolve_tiled(pl, I->src, I->n, &X->src);
     if (!rc) rc = resolve_tiled(pl, I->dst, I->n, &X->dst);
     if (!rc) pl->bytes += (long long)(pl->P->groups[I->peer].n - 1) *
@@ -283,16 +293,14 @@ static void shm_unit(const exec_bind *b, unit *U, MPI_Aint *lb) {
   U->ext = U->bytes = U->c, U->dense = U->flat = 1;
 }
 
-/* Scratch of tmp_units recv units, addressed like a receive buffer. */
-static int alloc_tmp(collc_plan *pl, const exec_bind *b) {
+/* The scratch of tmp_units recv units an execution needs, addressed like a
+ * receive buffer (its base shifted by the type's true lower bound). */
+static void size_tmp(collc_plan *pl, const exec_bind *b) {
   MPI_Aint tlb, text;
-  if (pl->P->tmp_units == 0) return MPI_SUCCESS;
+  if (pl->P->tmp_units == 0) return;
   PMPI_Type_get_true_extent(b->recvtype, &tlb, &text);
-  size_t bytes = (size_t)(pl->P->tmp_units * pl->u[1].ext) + (size_t)text + 64;
-  pl->tmp_mem = malloc(bytes);
-  if (!pl->tmp_mem) return MPI_ERR_NO_MEM;
-  pl->tmp_base = (char *)pl->tmp_mem - tlb;
-  return MPI_SUCCESS;
+  pl->tmp_bytes = (size_t)(pl->P->tmp_units * pl->u[1].ext) + (size_t)text + 64;
+  pl->tmp_lb = tlb;
 }
 
 /* Whether b's operation works on its type (MPI_ERR_OP if not): a plan on
@@ -314,17 +322,15 @@ static int probe_op(const exec_bind *b) {
 static int bind_segment(collc_plan *pl, const exec_bind *b) {
   const collc_prog *P = pl->P;
   if (!P->shm_units) return MPI_SUCCESS;
-  if (!b->seg || !P->spec.layout) return MPI_ERR_INTERN;
+  if (!P->spec.layout) return MPI_ERR_INTERN;
   if (pl->u[1].bytes > INT_MAX) return MPI_ERR_COUNT; /* (a packed unit's count is an int) */
-  pl->seg = b->seg;
   pl->flag = P->spec.layout->local_of[P->spec.rank];
   shm_unit(b, &pl->u[2], &pl->shm_lb);
   pl->shm_bytes = plan_shm_bytes(P, b);
   return b->op != MPI_OP_NULL ? probe_op(b) : MPI_SUCCESS;
 }
 
-int plan_create(collc_prog *P, const exec_bind *b, MPI_Comm comm, const MPI_Comm *gcomm,
-                collc_plan **out) {
+int plan_create(collc_prog *P, const exec_bind *b, collc_plan **out) {
   collc_plan *pl = calloc(1, sizeof *pl);
   int rc = MPI_ERR_NO_MEM;
   *out = NULL;
@@ -333,10 +339,8 @@ int plan_create(collc_prog *P, const exec_bind *b, MPI_Comm comm, const MPI_Comm
     return rc;
   }
   pl->P = P;
-  pl->comm = comm;
-  pl->tag = TAG_P2P;
-  pl->pc = P->nins;
-  PMPI_Comm_rank(comm, &pl->self);
+  pl->self = P->spec.rank;
+  atomic_init(&pl->refs, 1);
   unit_init(&pl->u[0], b->sendcount, P->spec.in_place ? b->recvtype : b->sendtype);
   unit_init(&pl->u[1], b->recvcount, b->recvtype);
   if ((rc = bind_segment(pl, b)) != MPI_SUCCESS) {
@@ -352,19 +356,17 @@ int plan_create(collc_prog *P, const exec_bind *b, MPI_Comm comm, const MPI_Comm
   pl->dt = malloc(nd * sizeof *pl->dt);
   pl->dtcount = calloc(nd, sizeof *pl->dtcount);
   pl->owned = malloc((nd + 2 * (size_t)P->nins) * sizeof *pl->owned);
-  pl->req = malloc(((size_t)P->nslots + 1) * sizeof *pl->req);
-  if (pl->x && pl->dt && pl->dtcount && pl->owned && pl->req) {
+  if (pl->x && pl->dt && pl->dtcount && pl->owned) {
     for (size_t i = 0; i < nd; i++) pl->dt[i] = MPI_DATATYPE_NULL;
-    for (int s = 0; s <= P->nslots; s++) pl->req[s] = MPI_REQUEST_NULL;
-    rc = alloc_tmp(pl, b);
-    for (int a = 0; a < P->nins && !rc; a++) rc = resolve_instr(pl, a, gcomm);
-    if (!rc && pl->stage_bytes && !(pl->stage = malloc(pl->stage_bytes))) rc = MPI_ERR_NO_MEM;
+    size_tmp(pl, b);
+    rc = MPI_SUCCESS;
+    for (int a = 0; a < P->nins && !rc; a++) rc = resolve_instr(pl, a);
   }
   for (int a = 0; a < P->nins; a++)
     pl->remote |= P->ins[a].op == COLLC_OP_OFFER || P->ins[a].op == COLLC_OP_GET;
   pl->pid = (int)getpid();
-  for (int b = BUF_SEND; b <= BUF_TMP; b++)
-    pl->limit[b - BUF_SEND] = (uint64_t)(prog_buf_units(P, b) * pl->u[kind_of(b)].ext);
+  for (int k = BUF_SEND; k <= BUF_TMP; k++)
+    pl->limit[k - BUF_SEND] = (uint64_t)(prog_buf_units(P, k) * pl->u[kind_of(k)].ext);
   pl->flat = (pl->u[0].flat && !P->spec.in_place ? 1u << BUF_SEND : 0) |
              (pl->u[1].flat ? 1u << BUF_RECV | 1u << BUF_TMP : 0);
   if (rc) {
@@ -394,110 +396,160 @@ static int testall(int n, MPI_Request *req, int *flag) {
 #pragma GCC diagnostic pop
 }
 
-/* Publish v in my flag. */
-static void set_flag(collc_plan *pl, shm_seg *g, uint64_t v) { flag_publish(&g->flag[pl->flag], v); }
-
-/* AWAIT I on the flag of local rank `peer`: 1 reached, 0 not yet (only
- * when not blocking), -1 the peer failed. */
-static int await_flag(collc_plan *pl, const collc_instr *I, int peer, int blocking) {
-  shm_seg *g = *pl->seg;
-  return flag_wait(&g->flag[peer], (pl->seq - 1) * STEP_DONE + (uint64_t)I->n, blocking, g->yield);
+/* Publish v in my flag of segment g. */
+static void set_flag(const collc_plan *pl, shm_seg *g, uint64_t v) {
+  flag_publish(&g->flag[pl->flag], v);
 }
 
 /* The copy of I's resolved operands (a COPY; the slot copy of an OFFER or
  * of a GET, whose source is then src2): memcpy when units are plain bytes,
  * else a self send-receive with the operand types. */
-static int copy_step(collc_plan *pl, const collc_instr *I, const xins *X) {
-  collc_instr c = *I;
-  c.op = COLLC_OP_COPY;
-  if (I->op == COLLC_OP_GET) c.src = I->src2;
-  if (X->memcpy_ok) return local_run(pl->P, &c, pl->base, &pl->lx);
-  return PMPI_Sendrecv(pl->base[c.src.buf] + X->src.off, X->src.count, X->src.type, pl->self,
-                       TAG_SELF, pl->base[c.dst.buf] + X->dst.off, X->dst.count, X->dst.type,
-                       pl->self, TAG_SELF, pl->comm, MPI_STATUS_IGNORE);
+static int copy_step(exec_ctx *c, const collc_instr *I, const xins *X) {
+  const collc_plan *pl = c->pl;
+  collc_instr k = *I;
+  k.op = COLLC_OP_COPY;
+  if (I->op == COLLC_OP_GET) k.src = I->src2;
+  if (X->memcpy_ok) return local_run(pl->P, &k, c->base, &pl->lx);
+  return PMPI_Sendrecv(c->base[k.src.buf] + X->src.off, X->src.count, X->src.type, pl->self,
+                       TAG_SELF, c->base[k.dst.buf] + X->dst.off, X->dst.count, X->dst.type,
+                       pl->self, TAG_SELF, c->w.comm, MPI_STATUS_IGNORE);
 }
 
-/* GET I: the peer's src read in place if it published that buffer so
+/* One instruction's behaviour: run I (resolved as X) in context c; not
+ * blocking, an instruction that would wait sets *stall instead (and is
+ * run again at the next advance). Returns an MPI code. */
+typedef int (*step_fn)(exec_ctx *c, const collc_instr *I, const xins *X, int blocking,
+                       int *stall);
+
+/* The operand addresses of X in c. */
+#define SRC(c, X) ((c)->base[(X)->src.buf] + (X)->src.off)
+#define DST(c, X) ((c)->base[(X)->dst.buf] + (X)->dst.off)
+
+static int x_NOP(exec_ctx *c, const collc_instr *I, const xins *X, int blocking, int *stall) {
+  (void)c, (void)I, (void)X, (void)blocking, (void)stall;
+  return MPI_SUCCESS;
+}
+
+static int x_SEND(exec_ctx *c, const collc_instr *I, const xins *X, int blocking, int *stall) {
+  (void)blocking, (void)stall;
+  return PMPI_Isend(SRC(c, X), X->src.count, X->src.type, I->peer, c->w.tag, c->w.comm,
+                    &c->req[I->slot]);
+}
+
+static int x_RECV(exec_ctx *c, const collc_instr *I, const xins *X, int blocking, int *stall) {
+  (void)blocking, (void)stall;
+  return PMPI_Irecv(DST(c, X), X->dst.count, X->dst.type, I->peer, c->w.tag, c->w.comm,
+                    &c->req[I->slot]);
+}
+
+static int x_WAIT(exec_ctx *c, const collc_instr *I, const xins *X, int blocking, int *stall) {
+  int done = 1, n = (int)I->n;
+  MPI_Request *r = &c->req[I->slot];
+  int rc = blocking ? waitall(n, r) : testall(n, r, &done);
+  (void)X;
+  *stall = !done;
+  return rc;
+}
+
+static int x_COPY(exec_ctx *c, const collc_instr *I, const xins *X, int blocking, int *stall) {
+  (void)blocking, (void)stall;
+  return copy_step(c, I, X);
+}
+
+static int x_REDUCE(exec_ctx *c, const collc_instr *I, const xins *X, int blocking, int *stall) {
+  (void)X, (void)blocking, (void)stall;
+  return local_run(c->pl->P, I, c->base, &c->pl->lx);
+}
+
+#define x_COMBINE x_REDUCE
+
+/* A group all-to-all: posted when not blocking (WAIT completes it). */
+static int x_ALLTOALL(exec_ctx *c, const collc_instr *I, const xins *X, int blocking,
+                      int *stall) {
+  MPI_Request *r = &c->req[I->slot];
+  MPI_Comm g = c->w.gcomm[I->peer];
+  (void)stall;
+  if (!blocking) return PMPI_Ialltoall(SRC(c, X), 1, X->src.type, DST(c, X), 1, X->dst.type, g, r);
+  *r = MPI_REQUEST_NULL;
+  return PMPI_Alltoall(SRC(c, X), 1, X->src.type, DST(c, X), 1, X->dst.type, g);
+}
+
+static int x_SIGNAL(exec_ctx *c, const collc_instr *I, const xins *X, int blocking, int *stall) {
+  (void)X, (void)blocking, (void)stall;
+  set_flag(c->pl, *c->w.seg, (c->seq - 1) * STEP_DONE + (uint64_t)I->n);
+  return MPI_SUCCESS;
+}
+
+/* AWAIT on the flag of local rank X->flag: stalls (not blocking) until it
+ * is reached; a poisoned flag (the peer failed) is an error. */
+static int x_AWAIT(exec_ctx *c, const collc_instr *I, const xins *X, int blocking, int *stall) {
+  shm_seg *g = *c->w.seg;
+  int got = flag_wait(&g->flag[X->flag], (c->seq - 1) * STEP_DONE + (uint64_t)I->n, blocking,
+                      g->yield);
+  *stall = got == 0;
+  return got < 0 ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+/* OFFER: in place if I published this buffer so (begin), else into the slot. */
+static int x_OFFER(exec_ctx *c, const collc_instr *I, const xins *X, int blocking, int *stall) {
+  (void)blocking, (void)stall;
+  if ((*c->w.seg)->flag[c->pl->flag].direct & (1u << I->src.buf)) return MPI_SUCCESS;
+  return copy_step(c, I, X);
+}
+
+/* GET: the peer's src read in place if it published that buffer so
  * (Cross Memory Attach; through the stage when my dst is not plain bytes),
  * else its copy in the slot. */
-static int get_step(collc_plan *pl, const collc_instr *I, const xins *X) {
-  const seg_flag *f = &(*pl->seg)->flag[X->flag];
+static int x_GET(exec_ctx *c, const collc_instr *I, const xins *X, int blocking, int *stall) {
+  const seg_flag *f = &(*c->w.seg)->flag[X->flag];
   int b = I->src.buf - BUF_SEND;
-  if (!(f->direct & (1u << I->src.buf))) return copy_step(pl, I, X);
+  (void)blocking, (void)stall;
+  if (!(f->direct & (1u << I->src.buf))) return copy_step(c, I, X);
   if (b < 0 || b > 2 || X->rend > f->limit[b]) return MPI_ERR_INTERN; /* (a wrong program) */
-  char *to = X->stage ? pl->stage : pl->base[I->dst.buf];
-  const struct iovec *v = pl->iov + X->iv;
+  char *to = X->stage ? c->stage : c->base[I->dst.buf];
+  const struct iovec *v = c->pl->iov + X->iv;
   if (cma_read(f->pid, to, v, X->nl, f->base[b], v + X->nl, X->nr)) return MPI_ERR_OTHER;
   if (!X->stage) return MPI_SUCCESS;
-  return PMPI_Sendrecv(pl->stage, (int)v[0].iov_len, MPI_PACKED, pl->self, TAG_SELF,
-                       pl->base[I->dst.buf] + X->dst.off, X->dst.count, X->dst.type, pl->self,
-                       TAG_SELF, pl->comm, MPI_STATUS_IGNORE);
+  return PMPI_Sendrecv(c->stage, (int)v[0].iov_len, MPI_PACKED, c->pl->self, TAG_SELF,
+                       DST(c, X), X->dst.count, X->dst.type, c->pl->self, TAG_SELF, c->w.comm,
+                       MPI_STATUS_IGNORE);
 }
 
-/* Execute instruction a of the current execution; returns an MPI code.
- * Not blocking: a WAIT whose requests are not all complete sets *stall and
- * leaves them, and a group call is posted, not completed. */
-static int step(collc_plan *pl, int a, int blocking, int *stall) {
-  const collc_instr *I = &pl->P->ins[a];
-  const xins *X = &pl->x[a];
-  char *const *base = pl->base;
-  char *s = base[X->src.buf] + X->src.off, *d = base[X->dst.buf] + X->dst.off;
-  MPI_Request *r = &pl->req[I->slot];
-  switch (I->op) {
-  case COLLC_OP_SEND: return PMPI_Isend(s, X->src.count, X->src.type, I->peer, pl->tag, pl->comm, r);
-  case COLLC_OP_RECV: return PMPI_Irecv(d, X->dst.count, X->dst.type, I->peer, pl->tag, pl->comm, r);
-  case COLLC_OP_WAIT: {
-    int done = 1, rc = blocking ? waitall((int)I->n, r) : testall((int)I->n, r, &done);
-    *stall = !done;
-    return rc;
-  }
-  case COLLC_OP_REDUCE:
-  case COLLC_OP_COMBINE: return local_run(pl->P, I, pl->base, &pl->lx);
-  case COLLC_OP_COPY: return copy_step(pl, I, X);
-  case COLLC_OP_OFFER: /* in place if I published this buffer so (begin), else into the slot */
-    return (*pl->seg)->flag[pl->flag].direct & (1u << I->src.buf) ? MPI_SUCCESS
-                                                                   : copy_step(pl, I, X);
-  case COLLC_OP_GET: return get_step(pl, I, X);
-  case COLLC_OP_ALLTOALL:
-    if (!blocking) return PMPI_Ialltoall(s, 1, X->src.type, d, 1, X->dst.type, X->gcomm, r);
-    *r = MPI_REQUEST_NULL;
-    return PMPI_Alltoall(s, 1, X->src.type, d, 1, X->dst.type, X->gcomm);
-  case COLLC_OP_SIGNAL:
-    set_flag(pl, *pl->seg, (pl->seq - 1) * STEP_DONE + (uint64_t)I->n);
-    return MPI_SUCCESS;
-  case COLLC_OP_AWAIT: {
-    int got = await_flag(pl, I, X->flag, blocking);
-    *stall = got == 0;
-    return got < 0 ? MPI_ERR_OTHER : MPI_SUCCESS;
-  }
-  default: return MPI_SUCCESS;
-  }
-}
+/* Every opcode's behaviour, from the one opcode table: an opcode without an
+ * x_<NAME> function does not compile. */
+static const step_fn steps[COLLC_OP_COUNT] = {
+#define X_ENTRY(name, flags, doc) [COLLC_OP_##name] = x_##name,
+    COLLC_OPS(X_ENTRY)
+#undef X_ENTRY
+};
 
 /* After a failure: cancel and release requests still in flight, so that
  * nothing of this call can match a later one; on the node segment, poison
  * my flag, so that peers waiting for me fail instead of hanging (the
  * segment stays unusable: after an error MPI leaves the state undefined). */
-static void abandon(collc_plan *pl) {
-  if (pl->P->shm_units && *pl->seg) set_flag(pl, *pl->seg, FLAG_POISON);
+static void abandon(exec_ctx *c) {
+  const collc_plan *pl = c->pl;
+  if (pl->P->shm_units && c->w.seg && *c->w.seg) set_flag(pl, *c->w.seg, FLAG_POISON);
   for (int s = 0; s < pl->P->nslots; s++)
-    if (pl->req[s] != MPI_REQUEST_NULL) {
-      PMPI_Cancel(&pl->req[s]);
-      PMPI_Request_free(&pl->req[s]);
+    if (c->req[s] != MPI_REQUEST_NULL) {
+      PMPI_Cancel(&c->req[s]);
+      PMPI_Request_free(&c->req[s]);
     }
 }
 
-/* Run the current execution from pc until it ends or (not blocking) stalls
- * on incomplete requests. *done tells which. Returns MPI_SUCCESS or the
- * class of the failing call (the execution is then abandoned and ended). */
-static int run(collc_plan *pl, int blocking, int *done) {
-  for (; pl->pc < pl->P->nins; pl->pc++) {
-    int stall = 0, rc = step(pl, pl->pc, blocking, &stall);
+/* Run c's execution from pc until it ends or (not blocking) stalls on
+ * incomplete requests or flags. *done tells which. Returns MPI_SUCCESS or
+ * the class of the failing call (the execution is then abandoned and ended). */
+static int run(exec_ctx *c, int blocking, int *done) {
+  const collc_prog *P = c->pl->P;
+  for (; c->pc < P->nins; c->pc++) {
+    const collc_instr *I = &P->ins[c->pc];
+    int stall = 0, rc = steps[I->op](c, I, &c->pl->x[c->pc], blocking, &stall);
     if (rc != MPI_SUCCESS) {
       int cls = MPI_ERR_INTERN;
       PMPI_Error_class(rc, &cls);
-      abandon(pl);
-      pl->pc = pl->P->nins;
+      abandon(c);
+      c->pc = P->nins;
       *done = 1;
       return cls;
     }
@@ -510,59 +562,104 @@ static int run(collc_plan *pl, int blocking, int *done) {
   return MPI_SUCCESS;
 }
 
-/* Bind the buffers of a new execution (and its number on the segment);
- * MPI_ERR_INTERN if the segment is missing or too small. */
-static int begin(collc_plan *pl, const void *sendbuf, void *recvbuf) {
-  pl->base[BUF_NONE] = NULL;
-  pl->base[BUF_SEND] = (char *)(uintptr_t)sendbuf;
-  pl->base[BUF_RECV] = recvbuf;
-  pl->base[BUF_TMP] = pl->tmp_base;
-  pl->base[BUF_SHM] = NULL;
-  pl->pc = 0;
-  if (!pl->P->shm_units) return MPI_SUCCESS;
-  shm_seg *g = *pl->seg;
-  if (!g || pl->shm_bytes > g->bytes) { /* peers must not wait for me */
-    if (g) set_flag(pl, g, FLAG_POISON);
-    pl->pc = pl->P->nins;
-    return MPI_ERR_INTERN;
+/* Make c's buffers hold what pl needs (allocating only when pl needs more
+ * than any plan before it). MPI_SUCCESS or MPI_ERR_NO_MEM. */
+static int reserve(exec_ctx *c, const collc_plan *pl) {
+  int n = pl->P->nslots + 1;
+  if (n > c->nreq) {
+    MPI_Request *r = realloc(c->req, (size_t)n * sizeof *r);
+    if (!r) return MPI_ERR_NO_MEM;
+    for (int s = c->nreq; s < n; s++) r[s] = MPI_REQUEST_NULL;
+    c->req = r, c->nreq = n;
   }
-  pl->seq = ++g->seq;
-  pl->base[BUF_SHM] = g->data - pl->shm_lb; /* unit u's data at data + u * its extent */
-  if (pl->remote) { /* read by others after they acquire a later step of mine */
-    seg_flag *me = &g->flag[pl->flag];
-    me->pid = pl->pid;
-    me->direct = g->cma ? pl->flat : 0;
-    for (int b = BUF_SEND; b <= BUF_TMP; b++) {
-      me->base[b - BUF_SEND] = (uint64_t)(uintptr_t)pl->base[b];
-      me->limit[b - BUF_SEND] = pl->limit[b - BUF_SEND];
-    }
+  if (pl->tmp_bytes > c->tmp_cap) {
+    void *m = malloc(pl->tmp_bytes);
+    if (!m) return MPI_ERR_NO_MEM;
+    free(c->tmp_mem);
+    c->tmp_mem = m, c->tmp_cap = pl->tmp_bytes;
+  }
+  if (pl->stage_bytes > c->stage_cap) {
+    char *m = malloc(pl->stage_bytes);
+    if (!m) return MPI_ERR_NO_MEM;
+    free(c->stage);
+    c->stage = m, c->stage_cap = pl->stage_bytes;
   }
   return MPI_SUCCESS;
 }
 
-int plan_execute(collc_plan *pl, const void *sendbuf, void *recvbuf) {
-  int done, rc = begin(pl, sendbuf, recvbuf);
-  return rc ? rc : run(pl, 1, &done);
+/* Publish my buffers for single copy: read by others after they acquire a
+ * later step of mine. */
+static void publish_buffers(exec_ctx *c, shm_seg *g) {
+  const collc_plan *pl = c->pl;
+  seg_flag *me = &g->flag[pl->flag];
+  me->pid = pl->pid;
+  me->direct = g->cma ? pl->flat : 0;
+  for (int b = BUF_SEND; b <= BUF_TMP; b++) {
+    me->base[b - BUF_SEND] = (uint64_t)(uintptr_t)c->base[b];
+    me->limit[b - BUF_SEND] = pl->limit[b - BUF_SEND];
+  }
 }
 
-int plan_start(collc_plan *pl, const void *sendbuf, void *recvbuf, int *done) {
-  int rc = begin(pl, sendbuf, recvbuf);
+/* Begin an execution of pl in c at w on these buffers (and its number on
+ * the segment); MPI_ERR_INTERN if the segment is missing or too small. */
+static int begin(exec_ctx *c, collc_plan *pl, const exec_where *w, const void *sendbuf,
+                 void *recvbuf) {
+  int rc = reserve(c, pl);
+  c->pl = pl;
+  c->w = *w;
+  c->pc = pl->P->nins;
+  if (rc) return rc;
+  c->base[BUF_NONE] = NULL;
+  c->base[BUF_SEND] = (char *)(uintptr_t)sendbuf;
+  c->base[BUF_RECV] = recvbuf;
+  c->base[BUF_TMP] = (char *)c->tmp_mem - pl->tmp_lb;
+  c->base[BUF_SHM] = NULL;
+  if (!pl->P->shm_units) return c->pc = 0, MPI_SUCCESS;
+  shm_seg *g = w->seg ? *w->seg : NULL;
+  if (!g || pl->shm_bytes > g->bytes) { /* peers must not wait for me */
+    if (g) set_flag(pl, g, FLAG_POISON);
+    return MPI_ERR_INTERN;
+  }
+  c->seq = ++g->seq;
+  c->base[BUF_SHM] = g->data - pl->shm_lb; /* unit u's data at data + u * its extent */
+  if (pl->remote) publish_buffers(c, g);
+  c->pc = 0;
+  return MPI_SUCCESS;
+}
+
+exec_ctx *ctx_new(void) { return calloc(1, sizeof(exec_ctx)); }
+
+void ctx_free(exec_ctx *c) {
+  if (!c) return;
+  free(c->req), free(c->tmp_mem), free(c->stage);
+  free(c);
+}
+
+int ctx_running(const exec_ctx *c) { return c->pl && c->pc < c->pl->P->nins; }
+
+int ctx_execute(exec_ctx *c, collc_plan *pl, const exec_where *w, const void *sendbuf,
+                void *recvbuf) {
+  int done, rc = begin(c, pl, w, sendbuf, recvbuf);
+  return rc ? rc : run(c, 1, &done);
+}
+
+int ctx_start(exec_ctx *c, collc_plan *pl, const exec_where *w, const void *sendbuf,
+              void *recvbuf, int *done) {
+  int rc = begin(c, pl, w, sendbuf, recvbuf);
   *done = rc != MPI_SUCCESS;
-  return rc ? rc : run(pl, 0, done);
+  return rc ? rc : run(c, 0, done);
 }
 
-int plan_test(collc_plan *pl, int *done) { return run(pl, 0, done); }
+int ctx_test(exec_ctx *c, int *done) { return run(c, 0, done); }
 
-int plan_wait(collc_plan *pl) {
+int ctx_wait(exec_ctx *c) {
   int done;
-  return run(pl, 1, &done);
+  return run(c, 1, &done);
 }
 
-void plan_set_tag(collc_plan *pl, int tag) { pl->tag = tag; }
-
-void plan_abort(collc_plan *pl) {
-  if (pl->pc < pl->P->nins) abandon(pl);
-  pl->pc = pl->P->nins;
+void ctx_abort(exec_ctx *c) {
+  if (ctx_running(c)) abandon(c);
+  if (c->pl) c->pc = c->pl->P->nins;
 }
 
 long long plan_bytes(const collc_plan *pl) { return pl->bytes; }
@@ -586,15 +683,13 @@ size_t plan_shm_bytes(const collc_prog *P, const exec_bind *b) {
 
 const collc_prog *plan_prog(const collc_plan *pl) { return pl->P; }
 
+void plan_ref(collc_plan *pl) { atomic_fetch_add_explicit(&pl->refs, 1, memory_order_relaxed); }
+
 void plan_free(collc_plan *pl) {
-  if (!pl) return;
+  if (!pl || atomic_fetch_sub_explicit(&pl->refs, 1, memory_order_acq_rel) != 1) return;
   for (int i = 0; i < pl->nowned; i++) PMPI_Type_free(&pl->owned[i]);
-  free(pl->owned), free(pl->dt), free(pl->dtcount), free(pl->x), free(pl->req);
-  free(pl->tmp_mem), free(pl->iov), free(pl->stage);
-  if (pl->own_seg && *pl->own_seg) seg_retire(*pl->own_seg);
-  free(pl->own_seg);
+  free(pl->owned), free(pl->dt), free(pl->dtcount), free(pl->x);
+  free(pl->iov);
   prog_free(pl->P);
   free(pl);
 }
-
-void plan_own_segment(collc_plan *pl, shm_seg **seg) { pl->own_seg = seg; }

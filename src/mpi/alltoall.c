@@ -19,21 +19,22 @@ static int inative_alltoall(const dispatch_call *d, MPI_Request *r) {
  * or with pa, make its persistent request. */
 static int alltoall(const char *forced, const void *sb, int sc, MPI_Datatype st, void *rb,
                     int rc, MPI_Datatype rt, MPI_Comm comm, const persist_args *pa) {
-  pair_args a = {sb, sc, st, rb, rc, rt};
+  pair_args a = {sb, sc, st, rb, rc, rt, NULL};
   return dispatch_pair(COLLC_COLL_ALLTOALL, forced, &a, comm, pa, native_alltoall,
                        inative_alltoall);
+}
+
+int collc_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  pair_args a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL};
+  return dispatch_pair_default(COLLC_COLL_ALLTOALL, &a, comm, PMPI_Alltoall, native_alltoall, inative_alltoall);
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   if (config_get()->disable)
     return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  return alltoall(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
-}
-
-int collc_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return alltoall(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
+  return collc_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int collc_alltoall_algo(const char *algorithm, const void *sendbuf, int sendcount,

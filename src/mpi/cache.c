@@ -23,9 +23,15 @@ static int binding_equal(const binding_key *a, const binding_key *b) {
          a->rserial == b->rserial && a->op == b->op;
 }
 
+/* Free binding B's plan (other references may keep it alive). */
+static void binding_free(binding *B) {
+  plan_free(B->plan);
+  free(B->gcomm);
+}
+
 /* Free decision D's plans. */
 static void decision_clear(decision *D) {
-  for (int i = 0; i < D->nbound; i++) plan_free(D->bound[i].plan);
+  for (int i = 0; i < D->nbound; i++) binding_free(&D->bound[i]);
   D->nbound = 0;
 }
 
@@ -45,6 +51,7 @@ decision *cache_add_decision(collc_state *st, const decision_key *key, const cha
   D->key = *key;
   snprintf(D->key.algo, sizeof D->key.algo, "%s", text);
   if (st->ndec == STATE_MAX_DECISIONS) {
+    call_flush(st);
     decision_clear(st->dec[--st->ndec]);
     free(st->dec[st->ndec]);
   }
@@ -54,26 +61,31 @@ decision *cache_add_decision(collc_state *st, const decision_key *key, const cha
   return D;
 }
 
-collc_plan *cache_plan(decision *D, const binding_key *key) {
+binding *cache_plan(decision *D, const binding_key *key) {
   for (int i = 0; i < D->nbound; i++)
     if (binding_equal(&D->bound[i].key, key)) {
-      __typeof__(D->bound[0]) hit = D->bound[i];
+      binding hit = D->bound[i];
       memmove(&D->bound[1], &D->bound[0], (size_t)i * sizeof hit);
       D->bound[0] = hit;
-      return hit.plan;
+      return &D->bound[0];
     }
   return NULL;
 }
 
-void cache_add_plan(decision *D, const binding_key *key, collc_plan *plan) {
-  if (D->nbound == STATE_MAX_BINDINGS) plan_free(D->bound[--D->nbound].plan);
+binding *cache_add_plan(collc_state *st, decision *D, const binding_key *key, collc_plan *plan,
+                        MPI_Comm *gcomm) {
+  if (D->nbound == STATE_MAX_BINDINGS) {
+    call_flush(st);
+    binding_free(&D->bound[--D->nbound]);
+  }
   memmove(&D->bound[1], &D->bound[0], (size_t)D->nbound * sizeof D->bound[0]);
-  D->bound[0].key = *key;
-  D->bound[0].plan = plan;
+  D->bound[0] = (binding){*key, plan, gcomm};
   D->nbound++;
+  return &D->bound[0];
 }
 
 void cache_clear(collc_state *st) {
+  call_flush(st);
   for (int i = 0; i < st->ndec; i++) {
     decision_clear(st->dec[i]);
     free(st->dec[i]);

@@ -110,20 +110,22 @@ static void binding_key_of(const dispatch_call *d, binding_key *k) {
   k->rserial = type_serial(k->rtype);
 }
 
-/* Bind the compiled program P for d (local; P taken over) to segment
- * *seg. With create, missing group communicators are split off
- * (collective). */
+/* Bind the compiled program P for d (local; P taken over) into *pl, with
+ * its group communicators into *gcomm (malloc'd; NULL without groups).
+ * With create, missing group communicators are split off (collective). */
 static int bind(const dispatch_call *d, collc_state *st, collc_prog *P, int create,
-                shm_seg **seg, collc_plan **pl) {
-  MPI_Comm gcomm[COLLC_MAXF + 1];
-  exec_bind b = d->bind;
-  int rc = P->ngroups <= COLLC_MAXF ? state_group_comms(st, P, gcomm, create) : MPI_ERR_INTERN;
+                collc_plan **pl, MPI_Comm **gcomm) {
+  MPI_Comm g[COLLC_MAXF + 1];
+  int n = P->ngroups, rc = n <= COLLC_MAXF ? state_group_comms(st, P, g, create) : MPI_ERR_INTERN;
+  *pl = NULL, *gcomm = NULL;
+  if (!rc && n && !(*gcomm = malloc((size_t)n * sizeof **gcomm))) rc = MPI_ERR_NO_MEM;
   if (rc) {
     prog_free(P);
     return rc;
   }
-  b.seg = seg;
-  return plan_create(P, &b, st->priv, gcomm, pl);
+  if (n) memcpy(*gcomm, g, (size_t)n * sizeof g[0]);
+  if ((rc = plan_create(P, &d->bind, pl))) free(*gcomm), *gcomm = NULL;
+  return rc;
 }
 
 /* Whether choice c reads other ranks' memory in place (shm:direct=): the
@@ -170,40 +172,50 @@ static decision *decide(dispatch_call *d, const char *text, int forced,
   if (choice_is_native(&c)) return D;
   collc_prog *P = compile(&d->spec, &c, why, sizeof why);
   collc_plan *pl = NULL;
+  MPI_Comm *gcomm = NULL;
   int ok = agree(d->comm, P != NULL) && state_priv(st, d->comm) == MPI_SUCCESS;
   long long shm = ok && uses_segment(&c) ? shm_need(d, P) : 0;
   if (ok && reads_in_place(&c)) state_cma(st); /* (collective, once per communicator) */
   if (shm < 0) snprintf(why, sizeof why, "ranks type the segment differently");
   if (ok) ok = agree(d->comm, shm >= 0 && state_segment(st, (size_t)shm) == MPI_SUCCESS);
-  if (ok) ok = bind(d, st, P, 1, &st->seg, &pl) == MPI_SUCCESS;
+  if (ok) ok = bind(d, st, P, 1, &pl, &gcomm) == MPI_SUCCESS;
   else prog_free(P);
   if (!agree(d->comm, ok)) {
     collc_warn_once(text, "cannot build %s (%s); using native", text,
                     why[0] ? why : "plan creation failed");
     plan_free(pl);
+    free(gcomm);
     return D; /* native from now on */
   }
   D->algo = c.algo;
-  if (bk->sserial >= 0 && bk->rserial >= 0) cache_add_plan(D, bk, pl);
-  else plan_free(pl); /* cannot be keyed: bound again per call */
+  if (bk->sserial >= 0 && bk->rserial >= 0) cache_add_plan(st, D, bk, pl, gcomm);
+  else plan_free(pl), free(gcomm); /* cannot be keyed: bound again per call */
   return D;
 }
 
-/* The plan of decision D for this rank's binding: cached, or compiled and
- * bound now (local). *tmp is set when it must be freed after the call. */
-static int plan_of(const dispatch_call *d, decision *D, const binding_key *bk, collc_plan **pl,
-                   int *tmp) {
+/* The binding of decision D for this rank's typing: cached, or compiled
+ * and bound now (local). A binding that cannot be cached (types without
+ * identity) is returned in *tmp, to be freed by the caller. */
+static int plan_of(const dispatch_call *d, decision *D, const binding_key *bk, binding **B,
+                   binding *tmp) {
   char why[200];
-  *tmp = 0;
-  if ((*pl = cache_plan(D, bk))) return MPI_SUCCESS;
+  collc_plan *pl;
+  MPI_Comm *gcomm;
+  if ((*B = cache_plan(D, bk))) return MPI_SUCCESS;
   collc_prog *P = compile(&d->spec, &D->choice, why, sizeof why);
   collc_state *st = state_get(d->comm, 0);
-  int rc = P ? bind(d, st, P, 0, &st->seg, pl) : MPI_ERR_NO_MEM;
+  int rc = P ? bind(d, st, P, 0, &pl, &gcomm) : MPI_ERR_NO_MEM;
   if (rc) return rc;
-  if (bk->sserial >= 0 && bk->rserial >= 0) cache_add_plan(D, bk, *pl);
-  else *tmp = 1;
+  if (bk->sserial >= 0 && bk->rserial >= 0) {
+    *B = cache_add_plan(st, D, bk, pl, gcomm);
+    return MPI_SUCCESS;
+  }
+  *tmp = (binding){*bk, pl, gcomm};
+  *B = tmp;
   return MPI_SUCCESS;
 }
+
+static void remember(const dispatch_call *d, collc_state *st, call_entry e);
 
 int dispatch_persist(dispatch_call *d, const persist_args *pa, char *buf, int len) {
   int flag = 0, vlen = 0;
@@ -228,50 +240,60 @@ int dispatch_native(const dispatch_call *d, long long bytes) {
   if (d->request) {
     dispatch_call c = *d;
     int rc = request_dup_types(&c);
-    if (!rc) rc = request_create(&c, REQ_NATIVE, NULL, NULL, 0, 0, bytes);
+    if (!rc) rc = request_create(&c, REQ_NATIVE, NULL, 0, bytes);
     return rc ? collc_raise(d->comm, rc) : MPI_SUCCESS;
   }
   stats_add(d->spec.coll, 0, bytes);
-  return d->native(d);
+  if (d->ck) remember(d, state_get(d->comm, 1), (call_entry){.kind = CALL_NATIVE, .bytes = bytes});
+  return request_native(d);
 }
 
-/* A persistent request for call d under decision D: its own plan, tag and
- * group communicators, so that it may run while other collectives do. */
-static int persist(const dispatch_call *call, decision *D) {
+/* The plan of persistent request d under decision D into *pl (a reference
+ * of its own): the communicator's cached plan when d's datatypes are
+ * predefined (it is compiled once, at the decision), else one bound to the
+ * request's own duplicates of them (the user may free the originals). */
+static int persist_plan(const dispatch_call *d, decision *D, const binding_key *bk,
+                        collc_plan **pl) {
+  binding *B, tmp = {0};
   char why[200];
+  if (!bk->sserial && !bk->rserial) {
+    int rc = plan_of(d, D, bk, &B, &tmp);
+    if (!rc && B != &tmp) plan_ref(B->plan);
+    free(tmp.gcomm);
+    *pl = rc ? NULL : B->plan;
+    return rc;
+  }
+  collc_prog *P = compile(&d->spec, &D->choice, why, sizeof why);
+  return P ? plan_create(P, &d->bind, pl) : MPI_ERR_NO_MEM;
+}
+
+/* A persistent request for call d under decision D: the plan, and its own
+ * tag, group communicators and segment, so that it may run while other
+ * collectives do. */
+static int persist(const dispatch_call *call, decision *D, const binding_key *bk) {
   dispatch_call c = *call, *d = &c; /* with its own datatypes */
   collc_state *st = state_get(d->comm, 0);
-  MPI_Comm g[COLLC_MAXF + 1], dup[COLLC_MAXF + 1];
-  int n = 0, rc = request_dup_types(d);
-  if (rc) return rc;
-  collc_prog *P = compile(&d->spec, &D->choice, why, sizeof why);
-  if (!P) rc = MPI_ERR_NO_MEM;
+  MPI_Comm g[COLLC_MAXF + 1];
+  req_plan rp = {.seg = calloc(1, sizeof(shm_seg *))};
+  int rc = request_dup_types(d);
+  if (rc) return free(rp.seg), rc;
+  if (!rp.seg) rc = MPI_ERR_NO_MEM;
+  if (!rc) rc = persist_plan(d, D, bk, &rp.pl);
+  const collc_prog *P = rc ? NULL : plan_prog(rp.pl);
   if (!rc) rc = P->ngroups <= COLLC_MAXF ? state_group_comms(st, P, g, 0) : MPI_ERR_INTERN;
-  for (; !rc && n < P->ngroups; n++) /* collective over each group, in program order */
-    if ((rc = PMPI_Comm_dup(g[n], &dup[n]))) break;
-  collc_plan *pl = NULL;
-  shm_seg **seg = calloc(1, sizeof *seg);
+  for (; !rc && rp.ngdup < P->ngroups; rp.ngdup++) /* collective over each group, in order */
+    if ((rc = PMPI_Comm_dup(g[rp.ngdup], &rp.gdup[rp.ngdup]))) break;
   long long shm = rc || !uses_segment(&D->choice) ? 0 : shm_need(d, P);
-  if (!rc && (!seg || shm < 0)) rc = seg ? MPI_ERR_TYPE : MPI_ERR_NO_MEM;
+  if (!rc && shm < 0) rc = MPI_ERR_TYPE;
   if (!rc && reads_in_place(&D->choice)) state_cma(st);
-  if (!rc && shm > 0) rc = state_own_segment(st, (size_t)shm, seg);
-  if (!rc) {
-    exec_bind b = d->bind;
-    b.seg = seg;
-    rc = plan_create(P, &b, st->priv, dup, &pl);
-    P = NULL;
-  }
-  prog_free(P);
+  if (!rc && shm > 0) rc = state_own_segment(st, (size_t)shm, rp.seg);
   if (rc) {
-    while (n > 0) PMPI_Comm_free(&dup[--n]);
-    if (seg && *seg) seg_retire(*seg);
-    free(seg);
+    request_free_plan(&rp);
     request_free_types(d);
     return rc;
   }
-  plan_own_segment(pl, seg);
-  plan_set_tag(pl, state_next_tag(st));
-  return request_create(d, REQ_PLAN, pl, dup, n, D->algo, plan_bytes(pl));
+  rp.tag = state_next_tag(st);
+  return request_create(d, REQ_PLAN, &rp, D->algo, plan_bytes(rp.pl));
 }
 
 /* Whether call d's choice may depend on the node layout: a default rule
@@ -283,12 +305,28 @@ static int wants_layout(const dispatch_call *d, const char *forced) {
   return t ? algo_text_needs(d->spec.coll, t) != ALGO_ANY : select_may_share(&d->spec);
 }
 
+/* Remember in st's call cache that d is served as e says (blocking calls
+ * of the default selection only: forced texts and persistent inits are not
+ * keyed by their arguments alone). */
+static void remember(const dispatch_call *d, collc_state *st, call_entry e) {
+  if (!d->ck || d->request || !st) return;
+  e.need_recv = d->spec.coll != COLLC_COLL_REDUCE || d->spec.rank == d->spec.root;
+  call_add(st, d->ck, &e);
+}
+
+/* Run plan B of call d in st's blocking context. */
+static int execute(const dispatch_call *d, collc_state *st, const binding *B) {
+  if (!st->bctx && !(st->bctx = ctx_new())) return MPI_ERR_NO_MEM;
+  exec_where w = {st->priv, TAG_BLOCKING, B->gcomm, &st->seg};
+  return request_run(st->bctx, B->plan, &w, d->sendbuf, d->recvbuf);
+}
+
 int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes) {
   dispatch_call call = *d0, *d = &call; /* with the node layout */
   decision_key dk;
   binding_key bk;
   collc_choice c;
-  int rc, tmp = 0;
+  int rc;
   collc_state *st = state_get(d->comm, 0);
   if (wants_layout(d, forced) && (st || (st = state_get(d->comm, 1))) &&
       state_layout(st, d->comm) == MPI_SUCCESS) /* (collective, once per communicator) */
@@ -299,10 +337,11 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
     if (d->request) { /* counted at each start; needs no datatypes */
       dispatch_call e = *d;
       e.bind.sendtype = e.bind.recvtype = MPI_DATATYPE_NULL;
-      rc = request_create(&e, REQ_EMPTY, NULL, NULL, 0, c.algo, 0);
+      rc = request_create(&e, REQ_EMPTY, NULL, c.algo, 0);
       return rc ? collc_raise(d->comm, rc) : MPI_SUCCESS;
     }
     stats_add(d->spec.coll, c.algo, 0);
+    remember(d, st, (call_entry){.kind = CALL_EMPTY, .algo = c.algo});
     return MPI_SUCCESS;
   }
   decision *D = NULL;
@@ -312,15 +351,45 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
     if (!st || !(D = cache_decision(st, &dk, text)))
       D = decide(d, text, forced != NULL, &dk, &bk, &rc);
     if (!D && rc) return collc_raise(d->comm, rc);
+    st = state_get(d->comm, 0);
   }
   if (!D || D->algo == 0) return dispatch_native(d, native_bytes);
-  if (d->request) return (rc = persist(d, D)) ? collc_raise(d->comm, rc) : MPI_SUCCESS;
-  collc_plan *pl;
-  if ((rc = plan_of(d, D, &bk, &pl, &tmp))) return collc_raise(d->comm, rc);
-  rc = plan_execute(pl, d->sendbuf, d->recvbuf);
-  stats_add(d->spec.coll, D->algo, plan_bytes(pl));
-  if (tmp) plan_free(pl);
+  if (d->request) return (rc = persist(d, D, &bk)) ? collc_raise(d->comm, rc) : MPI_SUCCESS;
+  binding *B, tmp = {0};
+  if ((rc = plan_of(d, D, &bk, &B, &tmp))) return collc_raise(d->comm, rc);
+  rc = execute(d, st, B);
+  stats_add(d->spec.coll, D->algo, plan_bytes(B->plan));
+  if (B == &tmp) plan_free(tmp.plan), free(tmp.gcomm);
+  else if (!rc)
+    remember(d, st, (call_entry){.kind = CALL_PLAN, .algo = D->algo, .plan = B->plan,
+                                 .gcomm = B->gcomm, .bytes = plan_bytes(B->plan)});
   return rc ? collc_raise(d->comm, rc) : MPI_SUCCESS;
+}
+
+/* Whether a hit's buffers are plainly usable; anything unusual (NULL with
+ * data, aliasing, MPI_BOTTOM-style derived types) takes the slow path,
+ * which checks it fully. */
+static int buffers_plain(const call_entry *e, const void *sb, const void *rb) {
+  const call_key *k = &e->key;
+  if (e->kind == CALL_EMPTY) return 1;
+  if (e->need_recv && (!rb || rb == MPI_IN_PLACE)) return 0;
+  if (k->in_place || k->coll == COLLC_COLL_BCAST) return 1;
+  return sb && (sb != rb || !e->need_recv);
+}
+
+int dispatch_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *recvbuf,
+                  int *rc) {
+  collc_state *st;
+  if (comm == MPI_COMM_NULL || request_busy() || !(st = state_get(comm, 0))) return FAST_MISS;
+  const call_entry *e = call_find(st, k);
+  if (!e || !buffers_plain(e, sendbuf, recvbuf)) return FAST_MISS;
+  stats_add(k->coll, e->algo, e->bytes);
+  if (e->kind == CALL_NATIVE) return FAST_NATIVE;
+  *rc = MPI_SUCCESS;
+  if (e->kind == CALL_EMPTY) return FAST_DONE;
+  exec_where w = {st->priv, TAG_BLOCKING, e->gcomm, &st->seg};
+  if ((*rc = ctx_execute(st->bctx, e->plan, &w, sendbuf, recvbuf))) *rc = collc_raise(comm, *rc);
+  return FAST_DONE;
 }
 
 int dispatch_pair(int coll, const char *forced, const pair_args *a, MPI_Comm comm,
@@ -338,10 +407,25 @@ int dispatch_pair(int coll, const char *forced, const pair_args *a, MPI_Comm com
                      .recvbuf = a->rb,
                      .comm = comm,
                      .native = native,
-                     .inative = inative};
+                     .inative = inative,
+                     .ck = a->ck};
   if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
   if (inter) return dispatch_native(&d, 0);
   if ((err = args_pair(a->sb, a->sc, a->st, a->rb, a->rc, a->rt))) return collc_raise(comm, err);
   d.spec.unit_bytes = args_bytes(a->rc, a->rt); /* (only now: the types are valid) */
   return dispatch(&d, forced, (p - 1) * d.spec.unit_bytes);
+}
+
+int dispatch_pair_default(int coll, pair_args *a, MPI_Comm comm, pair_fn pmpi,
+                          int (*native)(const dispatch_call *),
+                          int (*inative)(const dispatch_call *, MPI_Request *)) {
+  int in_place = a->sb == MPI_IN_PLACE, rc;
+  call_key k = {.coll = coll, .in_place = in_place, .scount = in_place ? 0 : a->sc,
+                .rcount = a->rc, .stype = in_place ? MPI_DATATYPE_NULL : a->st, .rtype = a->rt,
+                .op = MPI_OP_NULL};
+  int how = dispatch_fast(comm, &k, a->sb, a->rb, &rc);
+  if (how == FAST_NATIVE) return pmpi(a->sb, a->sc, a->st, a->rb, a->rc, a->rt, comm);
+  if (how == FAST_DONE) return rc;
+  a->ck = &k;
+  return dispatch_pair(coll, NULL, a, comm, NULL, native, inative);
 }

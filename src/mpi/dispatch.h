@@ -17,6 +17,7 @@ typedef struct dispatch_call {
   int (*inative)(const struct dispatch_call *d, MPI_Request *r);
   MPI_Request *request; /* persistent init: the request to make; NULL: a blocking call */
   const char *hint;     /* persistent init: the collc_algorithm info value, or NULL */
+  const call_key *ck;   /* a blocking call of the default selection: its call-cache key */
 } dispatch_call;
 
 /* A persistent init's own arguments (NULL for a blocking call). */
@@ -38,7 +39,17 @@ typedef struct {
   void *rb;
   int rc;
   MPI_Datatype rt;
+  const call_key *ck; /* a blocking call of the default selection: its key (else NULL) */
 } pair_args;
+
+/* MPI's signature of all-to-all and allgather. */
+typedef int (*pair_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
+
+/* A blocking all-to-all or allgather (coll) of the default selection: the
+ * fast path (pmpi: its PMPI_ call), else dispatch_pair. */
+int dispatch_pair_default(int coll, pair_args *a, MPI_Comm comm, pair_fn pmpi,
+                          int (*native)(const dispatch_call *),
+                          int (*inative)(const dispatch_call *, MPI_Request *));
 
 /* Validate and run one all-to-all or allgather (coll) with a's buffers on
  * comm, algorithm forced (NULL: selection), or with pa make its persistent
@@ -57,15 +68,45 @@ int dispatch(const dispatch_call *d, const char *forced, long long native_bytes)
  * request that makes it at each start. Counted as native with bytes. */
 int dispatch_native(const dispatch_call *d, long long bytes);
 
+/* The fast path of a blocking call of the default selection with key k
+ * (its buffers sendbuf, recvbuf; bcast's is recvbuf): FAST_NATIVE, make
+ * the native call now (it is counted); FAST_DONE, served, *rc its result;
+ * FAST_MISS, take the slow path (not cached, unusual buffers, or requests
+ * of ours are running, which the slow path keeps moving). */
+enum { FAST_MISS, FAST_NATIVE, FAST_DONE };
+int dispatch_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *recvbuf, int *rc);
+
 /* Persistent requests (request.c). What a start does. */
 enum { REQ_PLAN, REQ_NATIVE, REQ_EMPTY };
-/* Make *d->request for call d (local; d's datatypes are taken over): REQ_PLAN runs plan pl (taken over,
- * with its group communicators gdup[0..ngdup-1], also taken over); REQ_NATIVE
- * makes the native nonblocking call; REQ_EMPTY completes at once (nothing
- * moves). Starts count under algorithm algo with bytes. Returns
- * MPI_SUCCESS or an MPI error class (everything freed then). */
-int request_create(const dispatch_call *d, int kind, collc_plan *pl, MPI_Comm *gdup, int ngdup,
-                   int algo, long long bytes);
+/* What a REQ_PLAN request runs, all of it its own: a reference to the
+ * plan, duplicates of the group communicators, its segment (a malloc'd
+ * cell, the segment retired with the request), its tag. */
+typedef struct {
+  collc_plan *pl;
+  MPI_Comm gdup[COLLC_MAXF + 1];
+  int ngdup;
+  shm_seg **seg;
+  int tag;
+} req_plan;
+/* Make *d->request for call d (local; d's datatypes are taken over):
+ * REQ_PLAN runs rp (taken over); REQ_NATIVE makes the native nonblocking
+ * call; REQ_EMPTY completes at once (nothing moves). Starts count under
+ * algorithm algo with bytes. Returns MPI_SUCCESS or an MPI error class
+ * (everything freed then). */
+int request_create(const dispatch_call *d, int kind, req_plan *rp, int algo, long long bytes);
+/* Free what rp holds (NULL members are skipped). */
+void request_free_plan(req_plan *rp);
+/* Whether requests of ours are running (no lock; may be stale by the time
+ * it returns, which only costs a slower path). */
+int request_busy(void);
+/* Run pl at w in c to its end, blocking; while requests of ours run, they
+ * are moved on too (so a rank blocked here never stalls its peers'
+ * collectives that wait for it). MPI_SUCCESS or an error class. */
+int request_run(exec_ctx *c, collc_plan *pl, const exec_where *w, const void *sendbuf,
+                void *recvbuf);
+/* d's native blocking call, made as its nonblocking one while requests of
+ * ours run (they move on meanwhile). */
+int request_native(const dispatch_call *d);
 /* Replace c's derived datatypes by duplicates that c will own (the user
  * may free theirs while the request lives). MPI_SUCCESS or a class. */
 int request_dup_types(dispatch_call *c);

@@ -28,7 +28,7 @@ static int inative_bcast(const dispatch_call *d, MPI_Request *r) {
  * or with pa, make its persistent request. */
 static int allgather(const char *forced, const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
                      MPI_Datatype rt, MPI_Comm comm, const persist_args *pa) {
-  pair_args a = {sb, sc, st, rb, rc, rt};
+  pair_args a = {sb, sc, st, rb, rc, rt, NULL};
   return dispatch_pair(COLLC_COLL_ALLGATHER, forced, &a, comm, pa, native_allgather,
                        inative_allgather);
 }
@@ -36,7 +36,7 @@ static int allgather(const char *forced, const void *sb, int sc, MPI_Datatype st
 /* Validate and run one broadcast with algorithm forced (NULL: selection),
  * or with pa, make its persistent request. */
 static int bcast(const char *forced, void *buf, int n, MPI_Datatype t, int root, MPI_Comm comm,
-                 const persist_args *pa) {
+                 const persist_args *pa, const call_key *ck) {
   char hint[256];
   int inter, p = 1, rank = 0, err = args_comm(comm, &inter);
   if (err) return collc_raise(MPI_COMM_NULL, err);
@@ -50,7 +50,8 @@ static int bcast(const char *forced, void *buf, int n, MPI_Datatype t, int root,
                      .recvbuf = buf,
                      .comm = comm,
                      .native = native_bcast,
-                     .inative = inative_bcast};
+                     .inative = inative_bcast,
+                     .ck = ck};
   if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
   if (inter) return dispatch_native(&d, 0);
   if ((err = args_count_type(n, t)) || (err = args_root(root, p)) ||
@@ -60,16 +61,17 @@ static int bcast(const char *forced, void *buf, int n, MPI_Datatype t, int root,
   return dispatch(&d, forced, (long long)n * size);
 }
 
+int collc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  pair_args a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL};
+  return dispatch_pair_default(COLLC_COLL_ALLGATHER, &a, comm, PMPI_Allgather, native_allgather, inative_allgather);
+}
+
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   if (config_get()->disable)
     return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  return allgather(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
-}
-
-int collc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return allgather(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
+  return collc_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int collc_allgather_algo(const char *algorithm, const void *sendbuf, int sendcount,
@@ -79,19 +81,24 @@ int collc_allgather_algo(const char *algorithm, const void *sendbuf, int sendcou
   return allgather(algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
 }
 
-int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  if (config_get()->disable) return PMPI_Bcast(buffer, count, datatype, root, comm);
-  return bcast(NULL, buffer, count, datatype, root, comm, NULL);
+int collc_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  call_key k = {.coll = COLLC_COLL_BCAST, .in_place = 1, .root = root, .rcount = count,
+                .stype = MPI_DATATYPE_NULL, .rtype = datatype, .op = MPI_OP_NULL};
+  int rc, how = dispatch_fast(comm, &k, NULL, buffer, &rc);
+  if (how == FAST_NATIVE) return PMPI_Bcast(buffer, count, datatype, root, comm);
+  if (how == FAST_DONE) return rc;
+  return bcast(NULL, buffer, count, datatype, root, comm, NULL, &k);
 }
 
-int collc_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  return bcast(NULL, buffer, count, datatype, root, comm, NULL);
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  if (config_get()->disable) return PMPI_Bcast(buffer, count, datatype, root, comm);
+  return collc_bcast(buffer, count, datatype, root, comm);
 }
 
 int collc_bcast_algo(const char *algorithm, void *buffer, int count, MPI_Datatype datatype,
                      int root, MPI_Comm comm) {
   if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
-  return bcast(algorithm, buffer, count, datatype, root, comm, NULL);
+  return bcast(algorithm, buffer, count, datatype, root, comm, NULL, NULL);
 }
 
 int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -112,7 +119,7 @@ int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI
   if (config_get()->disable)
     return PINIT(Bcast)(buffer, count, datatype, root, comm, info, request);
 #endif
-  return bcast(NULL, buffer, count, datatype, root, comm, &(persist_args){info, request});
+  return bcast(NULL, buffer, count, datatype, root, comm, &(persist_args){info, request}, NULL);
 }
 
 #ifdef COLLC_MPIX_INIT

@@ -34,16 +34,49 @@ typedef struct {
   MPI_Op op;
 } binding_key;
 
+/* A plan bound for this rank, with the communicators of its groups
+ * (gcomm[g]: the state's family communicators; NULL without groups). */
+typedef struct {
+  binding_key key;
+  collc_plan *plan;
+  MPI_Comm *gcomm;
+} binding;
+
 typedef struct {
   decision_key key;
   int algo;            /* registry index served; 0 = native */
   collc_choice choice; /* resolved */
-  struct {
-    binding_key key;
-    collc_plan *plan;
-  } bound[STATE_MAX_BINDINGS];
+  binding bound[STATE_MAX_BINDINGS];
   int nbound; /* most recently used first */
 } decision;
+
+/* The call cache (calls.c), the first level a call meets: the arguments of
+ * a call that select what serves it on this rank (buffers aside), hashed
+ * to what served it last time. Holds no references: flushed whenever a
+ * plan it may point to is freed. */
+typedef struct {
+  int coll, in_place, root, scount, rcount;
+  MPI_Datatype stype, rtype; /* stype MPI_DATATYPE_NULL when unused */
+  MPI_Op op;                 /* MPI_OP_NULL for non-reductions */
+} call_key;
+
+enum { CALL_NATIVE = 1, CALL_PLAN, CALL_EMPTY }; /* what serves a cached call */
+
+typedef struct {
+  call_key key;
+  int kind;     /* CALL_*; 0: an empty slot */
+  int algo;     /* counted under this registry index */
+  int need_recv; /* the receive buffer is significant on this rank (not a reduce's leaf) */
+  int user_op;  /* a user-defined operation: its commutativity is checked at each hit */
+  int commute;
+  long sserial, rserial; /* type identities of stype, rtype (0: predefined) */
+  collc_plan *plan;      /* CALL_PLAN */
+  const MPI_Comm *gcomm; /* its group communicators */
+  long long bytes;       /* counted per call */
+} call_entry;
+
+#define CALL_SLOTS 64 /* call cache slots per communicator (direct mapped) */
+#define TAG_BLOCKING 0x7c11 /* tag of the blocking interface's messages */
 
 /* Group communicators of one family: the p/n groups {base + j*stride}. */
 typedef struct {
@@ -68,6 +101,8 @@ typedef struct {
   int yield;              /* my node has more ranks than cores */
   int cma, cma_done;      /* my node's ranks may read each other's memory (state_cma) */
   shm_seg *seg;           /* node segment of the blocking plans (grown on demand) */
+  call_entry *calls;      /* the call cache: CALL_SLOTS entries, NULL until used */
+  exec_ctx *bctx;         /* the blocking calls' execution context, NULL until used */
   signed char simsel[COLLC_COLL_COUNT][2][SIM_BUCKETS]; /* simselect.c: 0 unknown, 1 native,
                                            2 + candidate; [commutative][half decade of bytes] */
   int refs;     /* persistent requests using this state */
@@ -120,12 +155,23 @@ decision *cache_decision(collc_state *st, const decision_key *key, const char *t
 /* A new decision for key and text at the front (the least recently used one
  * and its plans are freed when full); NULL when out of memory. */
 decision *cache_add_decision(collc_state *st, const decision_key *key, const char *text);
-/* The plan bound under key in decision D (moved to the front), or NULL. */
-collc_plan *cache_plan(decision *D, const binding_key *key);
-/* Keep plan under key in D (evicting the least recently used binding). */
-void cache_add_plan(decision *D, const binding_key *key, collc_plan *plan);
+/* The binding under key in decision D (moved to the front), or NULL. */
+binding *cache_plan(decision *D, const binding_key *key);
+/* Keep plan (with gcomm, taken over) under key in D (evicting the least
+ * recently used binding, which flushes st's call cache); the binding. */
+binding *cache_add_plan(collc_state *st, decision *D, const binding_key *key, collc_plan *plan,
+                        MPI_Comm *gcomm);
 /* Free every cached decision and plan of st. */
 void cache_clear(collc_state *st);
+
+/* The call cache (calls.c). The entry for k in st, or NULL (a miss, or a
+ * type or user operation whose identity changed since). */
+const call_entry *call_find(collc_state *st, const call_key *k);
+/* Remember that k is served as e says (e's key is set from k); nothing
+ * when k's types have no identity or memory is short. */
+void call_add(collc_state *st, const call_key *k, const call_entry *e);
+/* Forget every entry of st (a plan may have been freed). */
+void call_flush(collc_state *st);
 /* Identity of a datatype for plan keys: 0 for predefined types, else a
  * serial number attached to the type as an attribute on first sight. */
 long type_serial(MPI_Datatype t);

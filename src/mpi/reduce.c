@@ -55,10 +55,11 @@ static int check(const dispatch_call *d) {
 }
 
 /* Validate and run one reduction collective (coll) with algorithm forced,
- * or with pa, make its persistent request. */
+ * or with pa, make its persistent request; ck: the call-cache key of a
+ * blocking call of the default selection (else NULL). */
 static int reduction(int coll, const char *forced, const void *sb, void *rb, int n,
                      MPI_Datatype t, MPI_Op op, int root, MPI_Comm comm,
-                     const persist_args *pa) {
+                     const persist_args *pa, const call_key *ck) {
   static int (*const natives[COLLC_COLL_COUNT])(const dispatch_call *) = {
       [COLLC_COLL_ALLREDUCE] = native_allreduce,
       [COLLC_COLL_REDUCE_SCATTER_BLOCK] = native_rsb,
@@ -78,7 +79,8 @@ static int reduction(int coll, const char *forced, const void *sb, void *rb, int
                      .recvbuf = rb,
                      .comm = comm,
                      .native = natives[coll],
-                     .inative = inatives[coll]};
+                     .inative = inatives[coll],
+                     .ck = ck};
   if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
   if (inter) return dispatch_native(&d, 0);
   if ((err = check(&d))) return collc_raise(comm, err);
@@ -94,43 +96,69 @@ static int reduction(int coll, const char *forced, const void *sb, void *rb, int
   return dispatch(&d, forced, bytes);
 }
 
+/* The call-cache key of a reduction. */
+static call_key reduction_key(int coll, const void *sb, int n, MPI_Datatype t, MPI_Op op,
+                              int root) {
+  return (call_key){.coll = coll, .in_place = sb == MPI_IN_PLACE, .root = root, .rcount = n,
+                    .stype = MPI_DATATYPE_NULL, .rtype = t, .op = op};
+}
+
+int collc_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, MPI_Comm comm) {
+  call_key k = reduction_key(COLLC_COLL_ALLREDUCE, sendbuf, count, datatype, op, 0);
+  int rc, how = dispatch_fast(comm, &k, sendbuf, recvbuf, &rc);
+  if (how == FAST_NATIVE) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  if (how == FAST_DONE) return rc;
+  return reduction(COLLC_COLL_ALLREDUCE, NULL, sendbuf, recvbuf, count, datatype, op, 0, comm,
+                   NULL, &k);
+}
+
+int collc_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  call_key k = reduction_key(COLLC_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvcount, datatype, op, 0);
+  int rc, how = dispatch_fast(comm, &k, sendbuf, recvbuf, &rc);
+  if (how == FAST_NATIVE)
+    return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+  if (how == FAST_DONE) return rc;
+  return reduction(COLLC_COLL_REDUCE_SCATTER_BLOCK, NULL, sendbuf, recvbuf, recvcount, datatype,
+                   op, 0, comm, NULL, &k);
+}
+
+int collc_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 int root, MPI_Comm comm) {
+  call_key k = reduction_key(COLLC_COLL_REDUCE, sendbuf, count, datatype, op, root);
+  int rc, how = dispatch_fast(comm, &k, sendbuf, recvbuf, &rc);
+  if (how == FAST_NATIVE) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+  if (how == FAST_DONE) return rc;
+  return reduction(COLLC_COLL_REDUCE, NULL, sendbuf, recvbuf, count, datatype, op, root, comm,
+                   NULL, &k);
+}
+
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm) {
   if (config_get()->disable) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-  return reduction(COLLC_COLL_ALLREDUCE, NULL, sendbuf, recvbuf, count, datatype, op, 0, comm, NULL);
+  return collc_allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   if (config_get()->disable)
     return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-  return reduction(COLLC_COLL_REDUCE_SCATTER_BLOCK, NULL, sendbuf, recvbuf, recvcount, datatype,
-                   op, 0, comm, NULL);
+  return collc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm) {
   if (config_get()->disable)
     return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-  return reduction(COLLC_COLL_REDUCE, NULL, sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
-}
-
-int collc_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                    MPI_Op op, MPI_Comm comm) {
-  return reduction(COLLC_COLL_ALLREDUCE, NULL, sendbuf, recvbuf, count, datatype, op, 0, comm, NULL);
+  return collc_reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
 int collc_allreduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
   return reduction(COLLC_COLL_ALLREDUCE, algorithm, sendbuf, recvbuf, count, datatype, op, 0,
-                   comm, NULL);
-}
-
-int collc_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return reduction(COLLC_COLL_REDUCE_SCATTER_BLOCK, NULL, sendbuf, recvbuf, recvcount, datatype,
-                   op, 0, comm, NULL);
+                   comm, NULL, NULL);
 }
 
 int collc_reduce_scatter_block_algo(const char *algorithm, const void *sendbuf, void *recvbuf,
@@ -138,19 +166,14 @@ int collc_reduce_scatter_block_algo(const char *algorithm, const void *sendbuf, 
                                     MPI_Comm comm) {
   if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
   return reduction(COLLC_COLL_REDUCE_SCATTER_BLOCK, algorithm, sendbuf, recvbuf, recvcount,
-                   datatype, op, 0, comm, NULL);
-}
-
-int collc_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                 int root, MPI_Comm comm) {
-  return reduction(COLLC_COLL_REDUCE, NULL, sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
+                   datatype, op, 0, comm, NULL, NULL);
 }
 
 int collc_reduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
                       MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
   if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
   return reduction(COLLC_COLL_REDUCE, algorithm, sendbuf, recvbuf, count, datatype, op, root,
-                   comm, NULL);
+                   comm, NULL, NULL);
 }
 
 /* Persistent inits (MPI-4). */
@@ -161,7 +184,7 @@ int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
     return PINIT(Allreduce)(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 #endif
   return reduction(COLLC_COLL_ALLREDUCE, NULL, sendbuf, recvbuf, count, datatype, op, 0, comm,
-                   &(persist_args){info, request});
+                   &(persist_args){info, request}, NULL);
 }
 
 int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
@@ -173,7 +196,7 @@ int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvco
                                        request);
 #endif
   return reduction(COLLC_COLL_REDUCE_SCATTER_BLOCK, NULL, sendbuf, recvbuf, recvcount, datatype,
-                   op, 0, comm, &(persist_args){info, request});
+                   op, 0, comm, &(persist_args){info, request}, NULL);
 }
 
 int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
@@ -183,7 +206,7 @@ int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
     return PINIT(Reduce)(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
 #endif
   return reduction(COLLC_COLL_REDUCE, NULL, sendbuf, recvbuf, count, datatype, op, root, comm,
-                   &(persist_args){info, request});
+                   &(persist_args){info, request}, NULL);
 }
 
 #ifdef COLLC_MPIX_INIT

@@ -18,13 +18,14 @@
 #include <string.h>
 #include "request.h"
 #include "../exec/exec.h"
+#include "../exec/segment.h"
 
 struct preq {
   MPI_Request handle; /* the user's */
   int kind, state, freed, err;
-  collc_plan *pl;
-  MPI_Comm gdup[COLLC_MAXF + 1];
-  int ngdup;
+  req_plan rp;      /* REQ_PLAN: what it runs */
+  exec_ctx *ctx;    /* REQ_PLAN: where it runs */
+  exec_where w;
   dispatch_call d;  /* the call, with our own datatypes */
   MPI_Request nreq; /* REQ_NATIVE: the running native call */
   int algo;
@@ -37,7 +38,7 @@ struct preq {
 #define NBUCKETS 1024
 static preq *table[NBUCKETS];
 static preq *active;
-static int nactive;
+static atomic_int nactive;
 static atomic_int nlive;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -80,7 +81,9 @@ static unsigned bucket(MPI_Request h) {
 
 void req_lock(void) { pthread_mutex_lock(&lock); }
 void req_unlock(void) { pthread_mutex_unlock(&lock); }
-int req_nactive(void) { return nactive; }
+int req_nactive(void) { return atomic_load_explicit(&nactive, memory_order_relaxed); }
+
+int request_busy(void) { return atomic_load_explicit(&nactive, memory_order_relaxed) > 0; }
 int req_state(const preq *r) { return r->state; }
 MPI_Comm req_comm(const preq *r) { return r->d.comm; }
 
@@ -115,14 +118,14 @@ static void active_add(preq *r) {
   r->aprev = NULL, r->anext = active;
   if (active) active->aprev = r;
   active = r;
-  nactive++;
+  atomic_fetch_add_explicit(&nactive, 1, memory_order_relaxed);
 }
 
 static void active_remove(preq *r) {
   if (r->aprev) r->aprev->anext = r->anext;
   else active = r->anext;
   if (r->anext) r->anext->aprev = r->aprev;
-  nactive--;
+  atomic_fetch_sub_explicit(&nactive, 1, memory_order_relaxed);
 }
 
 /* Free r and everything it owns. Under lock; r is not REQ_RUNNING. */
@@ -131,35 +134,45 @@ static void destroy(preq *r) {
   while (*p != r) p = &(*p)->hnext;
   *p = r->hnext;
   handle_drop(&r->handle);
-  plan_free(r->pl);
-  for (int i = 0; i < r->ngdup; i++) PMPI_Comm_free(&r->gdup[i]);
+  request_free_plan(&r->rp);
+  ctx_free(r->ctx);
   request_free_types(&r->d);
   if (r->st) state_unref(r->st);
   free(r);
   atomic_fetch_sub(&nlive, 1);
 }
 
-int request_create(const dispatch_call *d, int kind, collc_plan *pl, MPI_Comm *gdup, int ngdup,
-                   int algo, long long bytes) {
+void request_free_plan(req_plan *rp) {
+  plan_free(rp->pl);
+  for (int i = 0; i < rp->ngdup; i++) PMPI_Comm_free(&rp->gdup[i]);
+  if (rp->seg && *rp->seg) seg_retire(*rp->seg);
+  free(rp->seg);
+  *rp = (req_plan){0};
+}
+
+int request_create(const dispatch_call *d, int kind, req_plan *rp, int algo, long long bytes) {
   preq *r = calloc(1, sizeof *r);
+  if (r && kind == REQ_PLAN && !(r->ctx = ctx_new())) free(r), r = NULL;
   pthread_mutex_lock(&lock);
   int rc = r ? handle_new(&r->handle) : MPI_ERR_NO_MEM;
   pthread_mutex_unlock(&lock);
   if (rc) {
     dispatch_call c = *d;
     request_free_types(&c);
-    plan_free(pl);
-    for (int i = 0; i < ngdup; i++) PMPI_Comm_free(&gdup[i]);
+    if (rp) request_free_plan(rp);
+    if (r) ctx_free(r->ctx);
     free(r);
     return rc;
   }
-  r->kind = kind, r->pl = pl, r->algo = algo, r->bytes = bytes;
+  r->kind = kind, r->algo = algo, r->bytes = bytes;
+  if (rp) r->rp = *rp, *rp = (req_plan){0};
   r->d = *d;
-  r->d.request = NULL, r->d.hint = NULL;
+  r->d.request = NULL, r->d.hint = NULL, r->d.ck = NULL;
   r->nreq = MPI_REQUEST_NULL;
-  r->ngdup = ngdup;
-  for (int i = 0; i < ngdup; i++) r->gdup[i] = gdup[i];
-  if (kind == REQ_PLAN && (r->st = state_get(d->comm, 0))) state_ref(r->st);
+  if (kind == REQ_PLAN && (r->st = state_get(d->comm, 0))) {
+    state_ref(r->st);
+    r->w = (exec_where){r->st->priv, r->rp.tag, r->rp.gdup, r->rp.seg};
+  }
   pthread_mutex_lock(&lock);
   unsigned b = bucket(r->handle);
   r->hnext = table[b];
@@ -174,7 +187,7 @@ int request_create(const dispatch_call *d, int kind, collc_plan *pl, MPI_Comm *g
 static int start(preq *r) {
   int done = 1, rc = MPI_SUCCESS;
   if (r->state != REQ_IDLE) return MPI_ERR_REQUEST;
-  if (r->kind == REQ_PLAN) rc = plan_start(r->pl, r->d.sendbuf, r->d.recvbuf, &done);
+  if (r->kind == REQ_PLAN) rc = ctx_start(r->ctx, r->rp.pl, &r->w, r->d.sendbuf, r->d.recvbuf, &done);
   else if (r->kind == REQ_NATIVE) done = 0, rc = r->d.inative(&r->d, &r->nreq);
   if (rc) {
     PMPI_Error_class(rc, &rc);
@@ -198,7 +211,7 @@ static void ended(preq *r, int rc) {
 /* Move r on without blocking (under lock). */
 static void advance(preq *r) {
   int done = 0, rc;
-  if (r->kind == REQ_PLAN) rc = plan_test(r->pl, &done);
+  if (r->kind == REQ_PLAN) rc = ctx_test(r->ctx, &done);
   else rc = PMPI_Test(&r->nreq, &done, MPI_STATUS_IGNORE);
   if (done || rc) ended(r, rc);
 }
@@ -213,7 +226,7 @@ void req_progress(void) {
 void req_finish(preq *r) {
   while (r->state == REQ_RUNNING) {
     if (nactive == 1) {
-      ended(r, r->kind == REQ_PLAN ? plan_wait(r->pl) : PMPI_Wait(&r->nreq, MPI_STATUS_IGNORE));
+      ended(r, r->kind == REQ_PLAN ? ctx_wait(r->ctx) : PMPI_Wait(&r->nreq, MPI_STATUS_IGNORE));
       return;
     }
     req_progress();
@@ -250,7 +263,7 @@ void request_finalize(void) {
   while (active) { /* erroneous program: finalize with a collective running */
     preq *r = active;
     active_remove(r);
-    if (r->kind == REQ_PLAN) plan_abort(r->pl);
+    if (r->kind == REQ_PLAN) ctx_abort(r->ctx);
     r->state = REQ_IDLE;
   }
   for (int b = 0; b < NBUCKETS; b++)
@@ -259,6 +272,35 @@ void request_finalize(void) {
   free(spare);
   spare = NULL, maxspare = 0;
   pthread_mutex_unlock(&lock);
+}
+
+/* Move every running request on (takes the lock). */
+static void progress_all(void) {
+  pthread_mutex_lock(&lock);
+  req_progress();
+  pthread_mutex_unlock(&lock);
+}
+
+int request_run(exec_ctx *c, collc_plan *pl, const exec_where *w, const void *sendbuf,
+                void *recvbuf) {
+  if (!request_busy()) return ctx_execute(c, pl, w, sendbuf, recvbuf);
+  int done = 0, rc = ctx_start(c, pl, w, sendbuf, recvbuf, &done);
+  while (!rc && !done) {
+    progress_all();
+    if (!(rc = ctx_test(c, &done)) && !done) sched_yield();
+  }
+  return rc;
+}
+
+int request_native(const dispatch_call *d) {
+  MPI_Request q;
+  if (!request_busy() || !d->inative) return d->native(d);
+  int rc = d->inative(d, &q), flag = 0;
+  while (!rc && !flag) {
+    progress_all();
+    if (!(rc = PMPI_Test(&q, &flag, MPI_STATUS_IGNORE)) && !flag) sched_yield();
+  }
+  return rc;
 }
 
 int MPI_Start(MPI_Request *h) {

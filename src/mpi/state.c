@@ -24,6 +24,8 @@ static void state_free(collc_state *st, int collective) {
   for (int i = 0; i < st->nfam; i++)
     if (st->fam[i].comm != MPI_COMM_NULL) PMPI_Comm_free(&st->fam[i].comm);
   if (st->priv != MPI_COMM_NULL) PMPI_Comm_free(&st->priv);
+  ctx_free(st->bctx);
+  free(st->calls);
   free(st);
 }
 

@@ -3,6 +3,7 @@
  * files (COLLC_WISDOM) this rank loaded, saved and ignored. */
 #include <stdio.h>
 #include "internal.h"
+#include "../plan/config.h"
 
 #define STATS_MAX_ALGOS 64
 
@@ -11,6 +12,7 @@ static struct {
 } stats[COLLC_COLL_COUNT][STATS_MAX_ALGOS];
 
 void stats_add(int coll, int algo, long long bytes) {
+  if (!config_get()->stats) return; /* (counted only when they will be printed) */
   if (coll < 0 || coll >= COLLC_COLL_COUNT || algo < 0 || algo >= STATS_MAX_ALGOS) return;
   __atomic_fetch_add(&stats[coll][algo].calls, 1, __ATOMIC_RELAXED);
   __atomic_fetch_add(&stats[coll][algo].bytes, bytes, __ATOMIC_RELAXED);

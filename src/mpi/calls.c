@@ -1,0 +1,75 @@
+/* calls.c - the call cache: the first thing a collective call meets.
+ *
+ * A call's arguments apart from its buffers (collective, counts, datatypes,
+ * operation, root, in-place) are hashed to a direct-mapped slot of the
+ * communicator's table, which says what served the same call last time:
+ * the native call, a plan (with its group communicators), or nothing to
+ * move. A hit costs the hash, one key comparison and, for derived
+ * datatypes and user operations only, a check that the handle still names
+ * the same object (MPI reuses the handles of freed ones). The decision and
+ * binding caches behind it (cache.c) are only consulted on a miss; they own
+ * the plans, so any eviction there flushes this table. */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+/* Slot of k. */
+static unsigned slot_of(const call_key *k) {
+  uint64_t h = (uint64_t)k->coll * 0x9E3779B97F4A7C15ull;
+  h ^= (uint64_t)(uintptr_t)k->rtype + ((uint64_t)(uint32_t)k->rcount << 20);
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= (uint64_t)(uintptr_t)k->stype + (uint64_t)(uint32_t)k->scount;
+  h ^= (uint64_t)(uintptr_t)k->op + ((uint64_t)(uint32_t)k->root << 8) + (uint64_t)k->in_place;
+  h *= 0x94D049BB133111EBull;
+  return (unsigned)(h >> 58) % CALL_SLOTS;
+}
+
+static int key_equal(const call_key *a, const call_key *b) {
+  return a->coll == b->coll && a->rcount == b->rcount && a->rtype == b->rtype &&
+         a->scount == b->scount && a->stype == b->stype && a->op == b->op &&
+         a->root == b->root && a->in_place == b->in_place;
+}
+
+/* Whether the objects behind e's handles are the ones e was made for. */
+static int still_same(const call_entry *e) {
+  int commute = 1;
+  if (e->rserial && type_serial(e->key.rtype) != e->rserial) return 0;
+  if (e->sserial && type_serial(e->key.stype) != e->sserial) return 0;
+  if (e->user_op && (PMPI_Op_commutative(e->key.op, &commute) || commute != e->commute)) return 0;
+  return 1;
+}
+
+const call_entry *call_find(collc_state *st, const call_key *k) {
+  if (!st->calls) return NULL;
+  const call_entry *e = &st->calls[slot_of(k)];
+  if (!e->kind || !key_equal(&e->key, k)) return NULL;
+  if ((e->rserial | e->sserial | e->user_op) && !still_same(e)) return NULL;
+  return e;
+}
+
+/* Whether op is one of MPI's predefined operations. */
+static int predefined(MPI_Op op) {
+  static const MPI_Op ops[] = {MPI_OP_NULL, MPI_MAX,  MPI_MIN,  MPI_SUM,    MPI_PROD,
+                               MPI_LAND,    MPI_LOR,  MPI_LXOR, MPI_BAND,   MPI_BOR,
+                               MPI_BXOR,    MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE, MPI_NO_OP};
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (op == ops[i]) return 1;
+  return 0;
+}
+
+void call_add(collc_state *st, const call_key *k, const call_entry *e) {
+  call_entry n = *e;
+  n.key = *k;
+  n.rserial = type_serial(k->rtype);
+  n.sserial = k->stype == MPI_DATATYPE_NULL ? 0 : type_serial(k->stype);
+  n.user_op = !predefined(k->op);
+  n.commute = 1;
+  if (n.rserial < 0 || n.sserial < 0) return;
+  if (n.user_op && PMPI_Op_commutative(k->op, &n.commute)) return;
+  if (!st->calls && !(st->calls = calloc(CALL_SLOTS, sizeof *st->calls))) return;
+  st->calls[slot_of(k)] = n;
+}
+
+void call_flush(collc_state *st) {
+  if (st->calls) memset(st->calls, 0, CALL_SLOTS * sizeof *st->calls);
+}

@@ -1,0 +1,100 @@
+/* bench_overhead.h - collc-bench --overhead: what collc's dispatch adds to
+ * one call. Part of tools/collc-bench.c (static functions; not a library
+ * header).
+ *
+ *   mpirun -np 1 collc-bench --overhead [COUNT [CALLS]]
+ *
+ * For every collective, blocking and nonblocking (I-call + MPI_Wait), it
+ * times CALLS back-to-back calls of MPI_<Coll> (collc's entry point: this
+ * tool links the library) and of PMPI_<Coll> (the MPI library's) on the
+ * same buffers, COUNT MPI_DOUBLE elements (MPI_SUM, root 0), alternating
+ * the two in 21 rounds, and prints the median per-call time of each and the
+ * difference, in microseconds. Meant for p = 1, where every call is served
+ * natively and the difference is collc's cost per cached call; at p > 1 the
+ * times include communication (and collc's own algorithms where chosen). */
+#ifndef COLLC_BENCH_OVERHEAD_H
+#define COLLC_BENCH_OVERHEAD_H
+
+#include <stdlib.h>
+
+#define OVH_ROUNDS 21
+
+typedef struct {
+  double *s, *r;
+  int n;
+  MPI_Comm comm;
+} ovh_bufs;
+
+/* One call of entry `which` (0 collc's MPI_, 1 the library's PMPI_) of
+ * collective k (0..11: blocking, then nonblocking in the same order). */
+static int ovh_call(int k, int which, const ovh_bufs *b) {
+  MPI_Request q = MPI_REQUEST_NULL;
+  int n = b->n, rc;
+  MPI_Comm c = b->comm;
+#define OVH_PAIR(mpi, pmpi, args) rc = which ? pmpi args : mpi args
+  switch (k) {
+  case 0: OVH_PAIR(MPI_Allreduce, PMPI_Allreduce, (b->s, b->r, n, MPI_DOUBLE, MPI_SUM, c)); break;
+  case 1: OVH_PAIR(MPI_Reduce_scatter_block, PMPI_Reduce_scatter_block, (b->s, b->r, n, MPI_DOUBLE, MPI_SUM, c)); break;
+  case 2: OVH_PAIR(MPI_Allgather, PMPI_Allgather, (b->s, n, MPI_DOUBLE, b->r, n, MPI_DOUBLE, c)); break;
+  case 3: OVH_PAIR(MPI_Reduce, PMPI_Reduce, (b->s, b->r, n, MPI_DOUBLE, MPI_SUM, 0, c)); break;
+  case 4: OVH_PAIR(MPI_Bcast, PMPI_Bcast, (b->r, n, MPI_DOUBLE, 0, c)); break;
+  case 5: OVH_PAIR(MPI_Alltoall, PMPI_Alltoall, (b->s, n, MPI_DOUBLE, b->r, n, MPI_DOUBLE, c)); break;
+  case 6: OVH_PAIR(MPI_Iallreduce, PMPI_Iallreduce, (b->s, b->r, n, MPI_DOUBLE, MPI_SUM, c, &q)); break;
+  case 7: OVH_PAIR(MPI_Ireduce_scatter_block, PMPI_Ireduce_scatter_block, (b->s, b->r, n, MPI_DOUBLE, MPI_SUM, c, &q)); break;
+  case 8: OVH_PAIR(MPI_Iallgather, PMPI_Iallgather, (b->s, n, MPI_DOUBLE, b->r, n, MPI_DOUBLE, c, &q)); break;
+  case 9: OVH_PAIR(MPI_Ireduce, PMPI_Ireduce, (b->s, b->r, n, MPI_DOUBLE, MPI_SUM, 0, c, &q)); break;
+  case 10: OVH_PAIR(MPI_Ibcast, PMPI_Ibcast, (b->r, n, MPI_DOUBLE, 0, c, &q)); break;
+  default: OVH_PAIR(MPI_Ialltoall, PMPI_Ialltoall, (b->s, n, MPI_DOUBLE, b->r, n, MPI_DOUBLE, c, &q)); break;
+  }
+#undef OVH_PAIR
+  if (rc || k < 6) return rc;
+  return which ? PMPI_Wait(&q, MPI_STATUS_IGNORE) : MPI_Wait(&q, MPI_STATUS_IGNORE);
+}
+
+static int ovh_cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Seconds per call of `calls` calls of (k, which). */
+static double ovh_time(int k, int which, const ovh_bufs *b, long calls, int *err) {
+  double t0 = MPI_Wtime();
+  for (long i = 0; i < calls; i++) *err |= ovh_call(k, which, b);
+  return (MPI_Wtime() - t0) / (double)calls;
+}
+
+/* The --overhead mode (file comment). Exit status 0, or 3 if a call failed. */
+static int overhead(MPI_Comm comm, int argc, char **argv) {
+  static const char *names[12] = {"allreduce", "reduce_scatter_block", "allgather", "reduce",
+                                  "bcast", "alltoall", "iallreduce", "ireduce_scatter_block",
+                                  "iallgather", "ireduce", "ibcast", "ialltoall"};
+  int p, rank, err = 0;
+  PMPI_Comm_size(comm, &p);
+  PMPI_Comm_rank(comm, &rank);
+  long n = argc > 2 ? atol(argv[2]) : 1, calls = argc > 3 ? atol(argv[3]) : 20000;
+  if (n < 0 || n > 1 << 20 || calls < 1) n = 1, calls = 20000;
+  ovh_bufs b = {calloc((size_t)(n * p + 1), 8), calloc((size_t)(n * p + 1), 8), (int)n, comm};
+  if (!b.s || !b.r) return 2;
+  if (rank == 0)
+    printf("# collc-bench --overhead: p=%d, %ld MPI_DOUBLE, %ld calls x %d rounds, median "
+           "us per call\n# %-22s %10s %10s %10s\n", p, n, calls, OVH_ROUNDS, "collective",
+           "PMPI", "MPI(collc)", "extra");
+  for (int k = 0; k < 12; k++) {
+    double t[2][OVH_ROUNDS];
+    ovh_time(k, 0, &b, calls / 10 + 1, &err), ovh_time(k, 1, &b, calls / 10 + 1, &err);
+    for (int i = 0; i < OVH_ROUNDS; i++) /* alternated, the first side rotating */
+      for (int j = 0; j < 2; j++) {
+        int w = (i + j) & 1;
+        PMPI_Barrier(comm);
+        t[w][i] = ovh_time(k, w, &b, calls, &err);
+      }
+    qsort(t[0], OVH_ROUNDS, sizeof(double), ovh_cmp);
+    qsort(t[1], OVH_ROUNDS, sizeof(double), ovh_cmp);
+    double ours = t[0][OVH_ROUNDS / 2] * 1e6, lib = t[1][OVH_ROUNDS / 2] * 1e6;
+    if (rank == 0) printf("  %-22s %10.4f %10.4f %10.4f\n", names[k], lib, ours, ours - lib);
+  }
+  free(b.s), free(b.r);
+  return err ? 3 : 0;
+}
+
+#endif
