@@ -82,6 +82,31 @@ int collc_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
 int collc_bcast_algo(const char *algorithm, void *buffer, int count, MPI_Datatype datatype,
                      int root, MPI_Comm comm);
 
+/* Nonblocking forms (MPI_I<coll> with an explicit algorithm, same syntax):
+ * *request is a real MPI request, completed by MPI's completion calls as
+ * MPI_I<coll>'s is. Like those, they never synchronise: a node-aware
+ * algorithm (hier, shm) serves them once a blocking call of the same kind
+ * (collective, bytes, root, in-place, operation's commutativity, algorithm)
+ * has set up its node segment on the communicator; until then, and where
+ * the group communicators of a torus with native components do not exist
+ * yet, the call is served natively. */
+int collc_ialltoall_algo(const char *algorithm, const void *sendbuf, int sendcount,
+                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int collc_iallreduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
+int collc_ireduce_scatter_block_algo(const char *algorithm, const void *sendbuf, void *recvbuf,
+                                     int recvcount, MPI_Datatype datatype, MPI_Op op,
+                                     MPI_Comm comm, MPI_Request *request);
+int collc_iallgather_algo(const char *algorithm, const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int collc_ireduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                       MPI_Request *request);
+int collc_ibcast_algo(const char *algorithm, void *buffer, int count, MPI_Datatype datatype,
+                      int root, MPI_Comm comm, MPI_Request *request);
+
 /* MPI-4 persistent collectives. collc defines these (and, on Open MPI 4.1,
  * the MPIX_ names of its pcollreq extension too): init compiles and binds
  * the plan, MPI_Start/MPI_Startall run it, and MPI's completion calls

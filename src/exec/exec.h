@@ -65,6 +65,9 @@ typedef struct {
  * binding b, holding one reference. Local: no communication. Returns
  * MPI_SUCCESS or an MPI error class (P is freed then too). */
 int plan_create(collc_prog *P, const exec_bind *b, collc_plan **out);
+/* The plan frees these datatypes (those of its binding; derived ones only,
+ * MPI_DATATYPE_NULL for none) when it is freed. */
+void plan_adopt_types(collc_plan *pl, MPI_Datatype sendtype, MPI_Datatype recvtype);
 /* Take another reference; plan_free drops one (the last frees the plan). */
 void plan_ref(collc_plan *pl);
 void plan_free(collc_plan *pl);

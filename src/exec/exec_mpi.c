@@ -79,6 +79,7 @@ struct collc_plan {
   size_t shm_bytes;      /* segment bytes this plan touches */
   int flag;              /* my local index (my flag) */
   atomic_int refs;       /* owners: a cache, requests, running contexts */
+  MPI_Datatype adopted[2]; /* datatypes freed with the plan (plan_adopt_types) */
 };
 
 /* The mutable part: one execution of a plan (exec.h). Buffers grow to the
@@ -341,6 +342,7 @@ int plan_create(collc_prog *P, const exec_bind *b, collc_plan **out) {
   pl->P = P;
   pl->self = P->spec.rank;
   atomic_init(&pl->refs, 1);
+  pl->adopted[0] = pl->adopted[1] = MPI_DATATYPE_NULL;
   unit_init(&pl->u[0], b->sendcount, P->spec.in_place ? b->recvtype : b->sendtype);
   unit_init(&pl->u[1], b->recvcount, b->recvtype);
   if ((rc = bind_segment(pl, b)) != MPI_SUCCESS) {
@@ -688,8 +690,15 @@ void plan_ref(collc_plan *pl) { atomic_fetch_add_explicit(&pl->refs, 1, memory_o
 void plan_free(collc_plan *pl) {
   if (!pl || atomic_fetch_sub_explicit(&pl->refs, 1, memory_order_acq_rel) != 1) return;
   for (int i = 0; i < pl->nowned; i++) PMPI_Type_free(&pl->owned[i]);
+  for (int i = 0; i < 2; i++)
+    if (pl->adopted[i] != MPI_DATATYPE_NULL && !exec_type_named(pl->adopted[i]))
+      PMPI_Type_free(&pl->adopted[i]);
   free(pl->owned), free(pl->dt), free(pl->dtcount), free(pl->x);
   free(pl->iov);
   prog_free(pl->P);
   free(pl);
+}
+
+void plan_adopt_types(collc_plan *pl, MPI_Datatype sendtype, MPI_Datatype recvtype) {
+  pl->adopted[0] = sendtype, pl->adopted[1] = recvtype;
 }

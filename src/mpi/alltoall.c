@@ -57,6 +57,24 @@ int collc_alltoall_torus(const void *sendbuf, int sendcount, MPI_Datatype sendty
   return alltoall(text, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
 }
 
+int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  if (config_get()->disable)
+    return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                          request);
+  pair_args a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL};
+  return dispatch_ipair(COLLC_COLL_ALLTOALL, &a, comm, request, PMPI_Ialltoall, native_alltoall,
+                        inative_alltoall);
+}
+
+int collc_ialltoall_algo(const char *algorithm, const void *sendbuf, int sendcount,
+                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
+  return alltoall(algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                  &(persist_args){.request = request, .oneshot = 1});
+}
+
 int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                       MPI_Request *request) {
@@ -66,7 +84,7 @@ int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                            request);
 #endif
   return alltoall(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                  &(persist_args){info, request});
+                  &(persist_args){.info = info, .request = request});
 }
 
 #ifdef COLLC_MPIX_INIT

@@ -50,6 +50,7 @@ decision *cache_add_decision(collc_state *st, const decision_key *key, const cha
   if (!D) return NULL;
   D->key = *key;
   snprintf(D->key.algo, sizeof D->key.algo, "%s", text);
+  st->version++; /* (nonblocking calls decide from the decisions) */
   if (st->ndec == STATE_MAX_DECISIONS) {
     call_flush(st);
     decision_clear(st->dec[--st->ndec]);

@@ -39,9 +39,9 @@ static int still_same(const call_entry *e) {
   return 1;
 }
 
-const call_entry *call_find(collc_state *st, const call_key *k) {
-  if (!st->calls) return NULL;
-  const call_entry *e = &st->calls[slot_of(k)];
+const call_entry *call_find(const call_entry *tab, const call_key *k) {
+  if (!tab) return NULL;
+  const call_entry *e = &tab[slot_of(k)];
   if (!e->kind || !key_equal(&e->key, k)) return NULL;
   if ((e->rserial | e->sserial | e->user_op) && !still_same(e)) return NULL;
   return e;
@@ -57,17 +57,25 @@ static int predefined(MPI_Op op) {
   return 0;
 }
 
+int call_prepare(call_entry *e, const call_key *k) {
+  e->key = *k;
+  e->rserial = type_serial(k->rtype);
+  e->sserial = k->stype == MPI_DATATYPE_NULL ? 0 : type_serial(k->stype);
+  e->user_op = !predefined(k->op);
+  e->commute = 1;
+  if (e->rserial < 0 || e->sserial < 0) return -1;
+  if (e->user_op && PMPI_Op_commutative(k->op, &e->commute)) return -1;
+  return 0;
+}
+
+call_entry *call_slot(call_entry **tab, const call_key *k) {
+  if (!*tab && !(*tab = calloc(CALL_SLOTS, sizeof **tab))) return NULL;
+  return &(*tab)[slot_of(k)];
+}
+
 void call_add(collc_state *st, const call_key *k, const call_entry *e) {
-  call_entry n = *e;
-  n.key = *k;
-  n.rserial = type_serial(k->rtype);
-  n.sserial = k->stype == MPI_DATATYPE_NULL ? 0 : type_serial(k->stype);
-  n.user_op = !predefined(k->op);
-  n.commute = 1;
-  if (n.rserial < 0 || n.sserial < 0) return;
-  if (n.user_op && PMPI_Op_commutative(k->op, &n.commute)) return;
-  if (!st->calls && !(st->calls = calloc(CALL_SLOTS, sizeof *st->calls))) return;
-  st->calls[slot_of(k)] = n;
+  call_entry n = *e, *slot;
+  if (call_prepare(&n, k) == 0 && (slot = call_slot(&st->calls, k))) *slot = n;
 }
 
 void call_flush(collc_state *st) {

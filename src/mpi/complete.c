@@ -50,7 +50,7 @@ static int report_done(int n, MPI_Request h[], int k, int idx[], MPI_Status sts[
     if (!r || req_state(r) != REQ_DONE) continue;
     MPI_Status *st = at(sts, idx ? k : i);
     *comm = req_comm(r);
-    int e = req_report(r, st);
+    int e = req_report(r, st, &h[i]);
     if (e) *err = MPI_ERR_IN_STATUS;
     if (e && st != MPI_STATUS_IGNORE) st->MPI_ERROR = e;
     if (idx) idx[k] = i;
@@ -75,7 +75,7 @@ int MPI_Wait(MPI_Request *h, MPI_Status *st) {
   if (r) {
     req_finish(r);
     MPI_Comm c = req_comm(r);
-    int err = req_report(r, st);
+    int err = req_report(r, st, h);
     req_unlock();
     return req_raise(c, err);
   }
@@ -100,7 +100,7 @@ int MPI_Test(MPI_Request *h, int *flag, MPI_Status *st) {
   }
   *flag = req_state(r) != REQ_RUNNING;
   MPI_Comm c = req_comm(r);
-  int err = *flag ? req_report(r, st) : MPI_SUCCESS;
+  int err = *flag ? req_report(r, st, h) : MPI_SUCCESS;
   req_unlock();
   return req_raise(c, err);
 }
@@ -143,7 +143,7 @@ static int any_round(int n, MPI_Request h[], int *idx, int *flag, MPI_Status *st
       continue;
     }
     MPI_Comm c = req_comm(r);
-    int err = req_report(r, st);
+    int err = req_report(r, st, &h[i]);
     req_unlock();
     *idx = i, *flag = 1;
     return req_raise(c, err);

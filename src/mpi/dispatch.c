@@ -21,7 +21,7 @@
 /* The program of choice c for spec s: from the wisdom directory if one is
  * set and holds it (a damaged or stale file: one warning, compiled again),
  * else compiled (and saved there). NULL with why on failure. */
-static collc_prog *compile(const collc_spec *s, const collc_choice *c, char *why, size_t wlen) {
+collc_prog *dispatch_compile(const collc_spec *s, const collc_choice *c, char *why, size_t wlen) {
   const char *dir = config_get()->wisdom;
   char algo[96], bad[1200];
   if (!*dir) return choice_compile(s, c, why, wlen);
@@ -60,7 +60,7 @@ static const char *selection(const dispatch_call *d, const char *forced, collc_s
 /* Parse and resolve text for d into c. An unusable forced text is
  * MPI_ERR_ARG; an unusable environment text warns once and falls back to
  * the default rule (and that to native). Returns 0 or MPI_ERR_ARG. */
-static int choose(const dispatch_call *d, const char *text, int forced, collc_choice *c) {
+int dispatch_choose(const dispatch_call *d, const char *text, int forced, collc_choice *c) {
   char why[200] = "text too long";
   if (strlen(text) < sizeof((decision_key *)0)->algo &&
       choice_parse(d->spec.coll, text, c, why, sizeof why) == 0 &&
@@ -82,7 +82,7 @@ static int choose(const dispatch_call *d, const char *text, int forced, collc_ch
 }
 
 /* The rank-independent key of call d (the selection text travels apart). */
-static void decision_key_of(const dispatch_call *d, decision_key *k) {
+void dispatch_decision_key(const dispatch_call *d, decision_key *k) {
   const collc_spec *s = &d->spec;
   int per_block = s->coll == COLLC_COLL_ALLTOALL || s->coll == COLLC_COLL_ALLGATHER;
   k->coll = s->coll, k->root = s->root;
@@ -100,7 +100,7 @@ static void decision_key_of(const dispatch_call *d, decision_key *k) {
 }
 
 /* This rank's binding of call d. */
-static void binding_key_of(const dispatch_call *d, binding_key *k) {
+void dispatch_binding_key(const dispatch_call *d, binding_key *k) {
   k->in_place = d->spec.in_place;
   k->scount = d->spec.in_place ? 0 : d->bind.sendcount;
   k->stype = d->spec.in_place ? MPI_DATATYPE_NULL : d->bind.sendtype;
@@ -136,7 +136,7 @@ static int reads_in_place(const collc_choice *c) {
 
 /* Whether choice c may use the node segment (the same on every rank, so
  * the agreement below is made by all ranks or none). */
-static int uses_segment(const collc_choice *c) {
+int dispatch_uses_segment(const collc_choice *c) {
   return algo_registry[c->algo]->needs != ALGO_ANY;
 }
 
@@ -165,16 +165,17 @@ static decision *decide(dispatch_call *d, const char *text, int forced,
   char why[200] = "";
   collc_state *st = state_get(d->comm, 1);
   if (!agree(d->comm, st != NULL)) return (*err = 0), NULL;
-  if ((*err = choose(d, text, forced, &c))) return NULL;
+  request_quiesce(st); /* (the segment and groups may change) */
+  if ((*err = dispatch_choose(d, text, forced, &c))) return NULL;
   decision *D = cache_add_decision(st, dk, text);
   if (!agree(d->comm, D != NULL)) return NULL; /* (an orphan D stays cached as native) */
   D->choice = c;
   if (choice_is_native(&c)) return D;
-  collc_prog *P = compile(&d->spec, &c, why, sizeof why);
+  collc_prog *P = dispatch_compile(&d->spec, &c, why, sizeof why);
   collc_plan *pl = NULL;
   MPI_Comm *gcomm = NULL;
   int ok = agree(d->comm, P != NULL) && state_priv(st, d->comm) == MPI_SUCCESS;
-  long long shm = ok && uses_segment(&c) ? shm_need(d, P) : 0;
+  long long shm = ok && dispatch_uses_segment(&c) ? shm_need(d, P) : 0;
   if (ok && reads_in_place(&c)) state_cma(st); /* (collective, once per communicator) */
   if (shm < 0) snprintf(why, sizeof why, "ranks type the segment differently");
   if (ok) ok = agree(d->comm, shm >= 0 && state_segment(st, (size_t)shm) == MPI_SUCCESS);
@@ -196,13 +197,13 @@ static decision *decide(dispatch_call *d, const char *text, int forced,
 /* The binding of decision D for this rank's typing: cached, or compiled
  * and bound now (local). A binding that cannot be cached (types without
  * identity) is returned in *tmp, to be freed by the caller. */
-static int plan_of(const dispatch_call *d, decision *D, const binding_key *bk, binding **B,
+int dispatch_plan_of(const dispatch_call *d, decision *D, const binding_key *bk, binding **B,
                    binding *tmp) {
   char why[200];
   collc_plan *pl;
   MPI_Comm *gcomm;
   if ((*B = cache_plan(D, bk))) return MPI_SUCCESS;
-  collc_prog *P = compile(&d->spec, &D->choice, why, sizeof why);
+  collc_prog *P = dispatch_compile(&d->spec, &D->choice, why, sizeof why);
   collc_state *st = state_get(d->comm, 0);
   int rc = P ? bind(d, st, P, 0, &pl, &gcomm) : MPI_ERR_NO_MEM;
   if (rc) return rc;
@@ -222,6 +223,7 @@ int dispatch_persist(dispatch_call *d, const persist_args *pa, char *buf, int le
   if (!pa) return MPI_SUCCESS;
   if (!pa->request) return MPI_ERR_ARG;
   *pa->request = MPI_REQUEST_NULL;
+  if (pa->oneshot) return (d->ireq = pa->request), MPI_SUCCESS;
   d->request = pa->request;
   if (pa->info == MPI_INFO_NULL) return MPI_SUCCESS;
   if (PMPI_Info_get_valuelen(pa->info, "collc_algorithm", &vlen, &flag)) return MPI_ERR_INFO;
@@ -237,6 +239,7 @@ int dispatch_persist(dispatch_call *d, const persist_args *pa, char *buf, int le
 }
 
 int dispatch_native(const dispatch_call *d, long long bytes) {
+  if (d->ireq) return nb_native(d, bytes);
   if (d->request) {
     dispatch_call c = *d;
     int rc = request_dup_types(&c);
@@ -257,13 +260,13 @@ static int persist_plan(const dispatch_call *d, decision *D, const binding_key *
   binding *B, tmp = {0};
   char why[200];
   if (!bk->sserial && !bk->rserial) {
-    int rc = plan_of(d, D, bk, &B, &tmp);
+    int rc = dispatch_plan_of(d, D, bk, &B, &tmp);
     if (!rc && B != &tmp) plan_ref(B->plan);
     free(tmp.gcomm);
     *pl = rc ? NULL : B->plan;
     return rc;
   }
-  collc_prog *P = compile(&d->spec, &D->choice, why, sizeof why);
+  collc_prog *P = dispatch_compile(&d->spec, &D->choice, why, sizeof why);
   return P ? plan_create(P, &d->bind, pl) : MPI_ERR_NO_MEM;
 }
 
@@ -283,7 +286,7 @@ static int persist(const dispatch_call *call, decision *D, const binding_key *bk
   if (!rc) rc = P->ngroups <= COLLC_MAXF ? state_group_comms(st, P, g, 0) : MPI_ERR_INTERN;
   for (; !rc && rp.ngdup < P->ngroups; rp.ngdup++) /* collective over each group, in order */
     if ((rc = PMPI_Comm_dup(g[rp.ngdup], &rp.gdup[rp.ngdup]))) break;
-  long long shm = rc || !uses_segment(&D->choice) ? 0 : shm_need(d, P);
+  long long shm = rc || !dispatch_uses_segment(&D->choice) ? 0 : shm_need(d, P);
   if (!rc && shm < 0) rc = MPI_ERR_TYPE;
   if (!rc && reads_in_place(&D->choice)) state_cma(st);
   if (!rc && shm > 0) rc = state_own_segment(st, (size_t)shm, rp.seg);
@@ -316,7 +319,9 @@ static void remember(const dispatch_call *d, collc_state *st, call_entry e) {
 
 /* Run plan B of call d in st's blocking context. */
 static int execute(const dispatch_call *d, collc_state *st, const binding *B) {
+  const collc_prog *P = plan_prog(B->plan);
   if (!st->bctx && !(st->bctx = ctx_new())) return MPI_ERR_NO_MEM;
+  if (P->shm_units || P->ngroups) request_quiesce(st); /* (they run on the same ones) */
   exec_where w = {st->priv, TAG_BLOCKING, B->gcomm, &st->seg};
   return request_run(st->bctx, B->plan, &w, d->sendbuf, d->recvbuf);
 }
@@ -327,13 +332,14 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
   binding_key bk;
   collc_choice c;
   int rc;
+  if (d->ireq) return nb_dispatch(d, forced, native_bytes); /* (local: no layout discovery) */
   collc_state *st = state_get(d->comm, 0);
   if (wants_layout(d, forced) && (st || (st = state_get(d->comm, 1))) &&
       state_layout(st, d->comm) == MPI_SUCCESS) /* (collective, once per communicator) */
     call.spec.layout = st->layout;
   const char *text = selection(d, forced, st);
   if (d->spec.unit_bytes == 0) { /* nothing moves, on every rank */
-    if ((rc = choose(d, text, forced != NULL, &c))) return collc_raise(d->comm, rc);
+    if ((rc = dispatch_choose(d, text, forced != NULL, &c))) return collc_raise(d->comm, rc);
     if (d->request) { /* counted at each start; needs no datatypes */
       dispatch_call e = *d;
       e.bind.sendtype = e.bind.recvtype = MPI_DATATYPE_NULL;
@@ -346,8 +352,8 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
   }
   decision *D = NULL;
   if (strcmp(text, "native") != 0) {
-    decision_key_of(d, &dk);
-    binding_key_of(d, &bk);
+    dispatch_decision_key(d, &dk);
+    dispatch_binding_key(d, &bk);
     if (!st || !(D = cache_decision(st, &dk, text)))
       D = decide(d, text, forced != NULL, &dk, &bk, &rc);
     if (!D && rc) return collc_raise(d->comm, rc);
@@ -356,7 +362,7 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
   if (!D || D->algo == 0) return dispatch_native(d, native_bytes);
   if (d->request) return (rc = persist(d, D, &bk)) ? collc_raise(d->comm, rc) : MPI_SUCCESS;
   binding *B, tmp = {0};
-  if ((rc = plan_of(d, D, &bk, &B, &tmp))) return collc_raise(d->comm, rc);
+  if ((rc = dispatch_plan_of(d, D, &bk, &B, &tmp))) return collc_raise(d->comm, rc);
   rc = execute(d, st, B);
   stats_add(d->spec.coll, D->algo, plan_bytes(B->plan));
   if (B == &tmp) plan_free(tmp.plan), free(tmp.gcomm);
@@ -366,10 +372,7 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
   return rc ? collc_raise(d->comm, rc) : MPI_SUCCESS;
 }
 
-/* Whether a hit's buffers are plainly usable; anything unusual (NULL with
- * data, aliasing, MPI_BOTTOM-style derived types) takes the slow path,
- * which checks it fully. */
-static int buffers_plain(const call_entry *e, const void *sb, const void *rb) {
+int dispatch_buffers_plain(const call_entry *e, const void *sb, const void *rb) {
   const call_key *k = &e->key;
   if (e->kind == CALL_EMPTY) return 1;
   if (e->need_recv && (!rb || rb == MPI_IN_PLACE)) return 0;
@@ -381,8 +384,8 @@ int dispatch_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *r
                   int *rc) {
   collc_state *st;
   if (comm == MPI_COMM_NULL || request_busy() || !(st = state_get(comm, 0))) return FAST_MISS;
-  const call_entry *e = call_find(st, k);
-  if (!e || !buffers_plain(e, sendbuf, recvbuf)) return FAST_MISS;
+  const call_entry *e = call_find(st->calls, k);
+  if (!e || !dispatch_buffers_plain(e, sendbuf, recvbuf)) return FAST_MISS;
   stats_add(k->coll, e->algo, e->bytes);
   if (e->kind == CALL_NATIVE) return FAST_NATIVE;
   *rc = MPI_SUCCESS;
@@ -416,14 +419,31 @@ int dispatch_pair(int coll, const char *forced, const pair_args *a, MPI_Comm com
   return dispatch(&d, forced, (p - 1) * d.spec.unit_bytes);
 }
 
+/* The call-cache key of an all-to-all or allgather (coll) with a's arguments. */
+static call_key pair_key(int coll, const pair_args *a) {
+  int in_place = a->sb == MPI_IN_PLACE;
+  return (call_key){.coll = coll, .in_place = in_place, .scount = in_place ? 0 : a->sc,
+                    .rcount = a->rc, .stype = in_place ? MPI_DATATYPE_NULL : a->st,
+                    .rtype = a->rt, .op = MPI_OP_NULL};
+}
+
+int dispatch_ipair(int coll, pair_args *a, MPI_Comm comm, MPI_Request *req, ipair_fn ipmpi,
+                   int (*native)(const dispatch_call *),
+                   int (*inative)(const dispatch_call *, MPI_Request *)) {
+  call_key k = pair_key(coll, a);
+  int rc, how = nb_fast(comm, &k, a->sb, a->rb, req, &rc);
+  if (how == FAST_NATIVE) return ipmpi(a->sb, a->sc, a->st, a->rb, a->rc, a->rt, comm, req);
+  if (how == FAST_DONE) return rc;
+  a->ck = &k;
+  return dispatch_pair(coll, NULL, a, comm, &(persist_args){.request = req, .oneshot = 1}, native,
+                       inative);
+}
+
 int dispatch_pair_default(int coll, pair_args *a, MPI_Comm comm, pair_fn pmpi,
                           int (*native)(const dispatch_call *),
                           int (*inative)(const dispatch_call *, MPI_Request *)) {
-  int in_place = a->sb == MPI_IN_PLACE, rc;
-  call_key k = {.coll = coll, .in_place = in_place, .scount = in_place ? 0 : a->sc,
-                .rcount = a->rc, .stype = in_place ? MPI_DATATYPE_NULL : a->st, .rtype = a->rt,
-                .op = MPI_OP_NULL};
-  int how = dispatch_fast(comm, &k, a->sb, a->rb, &rc);
+  call_key k = pair_key(coll, a);
+  int rc, how = dispatch_fast(comm, &k, a->sb, a->rb, &rc);
   if (how == FAST_NATIVE) return pmpi(a->sb, a->sc, a->st, a->rb, a->rc, a->rt, comm);
   if (how == FAST_DONE) return rc;
   a->ck = &k;

@@ -17,18 +17,21 @@ typedef struct dispatch_call {
   int (*inative)(const struct dispatch_call *d, MPI_Request *r);
   MPI_Request *request; /* persistent init: the request to make; NULL: a blocking call */
   const char *hint;     /* persistent init: the collc_algorithm info value, or NULL */
-  const call_key *ck;   /* a blocking call of the default selection: its call-cache key */
+  const call_key *ck;   /* a call of the default selection: its call-cache key */
+  MPI_Request *ireq;    /* a nonblocking call: its request; NULL: blocking or persistent */
 } dispatch_call;
 
-/* A persistent init's own arguments (NULL for a blocking call). */
+/* A persistent init's own arguments, or (oneshot) a nonblocking call's
+ * request (NULL for a blocking call). */
 typedef struct {
   MPI_Info info;
   MPI_Request *request;
+  int oneshot;
 } persist_args;
 
 /* Set d up for persistent init pa: d->request, and d->hint from the info
- * key collc_algorithm (copied into buf[len]). MPI_SUCCESS or MPI_ERR_ARG
- * (request NULL) / MPI_ERR_INFO. */
+ * key collc_algorithm (copied into buf[len]); for a nonblocking call
+ * d->ireq. MPI_SUCCESS or MPI_ERR_ARG (request NULL) / MPI_ERR_INFO. */
 int dispatch_persist(dispatch_call *d, const persist_args *pa, char *buf, int len);
 
 /* The buffer arguments of all-to-all and allgather (MPI's order). */
@@ -44,6 +47,15 @@ typedef struct {
 
 /* MPI's signature of all-to-all and allgather. */
 typedef int (*pair_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
+
+/* The same, nonblocking (MPI_Ialltoall, MPI_Iallgather). */
+typedef int (*ipair_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
+                        MPI_Request *);
+/* A nonblocking all-to-all or allgather (coll) with request *req: the fast
+ * path (ipmpi: its PMPI_I call), else dispatch_pair. */
+int dispatch_ipair(int coll, pair_args *a, MPI_Comm comm, MPI_Request *req, ipair_fn ipmpi,
+                   int (*native)(const dispatch_call *),
+                   int (*inative)(const dispatch_call *, MPI_Request *));
 
 /* A blocking all-to-all or allgather (coll) of the default selection: the
  * fast path (pmpi: its PMPI_ call), else dispatch_pair. */
@@ -76,6 +88,41 @@ int dispatch_native(const dispatch_call *d, long long bytes);
 enum { FAST_MISS, FAST_NATIVE, FAST_DONE };
 int dispatch_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *recvbuf, int *rc);
 
+/* Shared with nonblocking.c (dispatch.c). The program of choice c for s
+ * (wisdom files, else compiled); NULL with why. */
+collc_prog *dispatch_compile(const collc_spec *s, const collc_choice *c, char *why, size_t wlen);
+/* Parse and resolve text for d into c (forced: an unusable text is
+ * MPI_ERR_ARG; else it warns and falls back to the rule, then native). */
+int dispatch_choose(const dispatch_call *d, const char *text, int forced, collc_choice *c);
+/* The decision and binding keys of d. */
+void dispatch_decision_key(const dispatch_call *d, decision_key *k);
+void dispatch_binding_key(const dispatch_call *d, binding_key *k);
+/* Whether choice c may use the node segment. */
+int dispatch_uses_segment(const collc_choice *c);
+/* The binding of decision D for d's typing: cached, or bound now (local);
+ * one that cannot be cached is *tmp (the caller frees it). */
+int dispatch_plan_of(const dispatch_call *d, decision *D, const binding_key *bk, binding **B,
+                     binding *tmp);
+/* A call-cache hit's buffers are plainly usable (else the slow path checks
+ * them fully). */
+int dispatch_buffers_plain(const call_entry *e, const void *sb, const void *rb);
+
+/* Nonblocking calls (nonblocking.c). Serve nonblocking call d (validated,
+ * d->ireq set) with algorithm forced (NULL: COLLC_<COLL> or the rule)
+ * without communicating: natively, or by a plan in a request of its own.
+ * native_bytes: what native is counted with. */
+int nb_dispatch(const dispatch_call *d, const char *forced, long long native_bytes);
+/* The fast path of nonblocking call with key k (buffers sendbuf, recvbuf;
+ * request *req): as dispatch_fast; FAST_NATIVE: make the native
+ * nonblocking call now. */
+int nb_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *recvbuf,
+            MPI_Request *req, int *rc);
+/* Serve nonblocking call d natively (counted with bytes; remembered when
+ * d has a call-cache key). */
+int nb_native(const dispatch_call *d, long long bytes);
+/* Free st's nonblocking call cache. */
+void nb_clear(collc_state *st);
+
 /* Persistent requests (request.c). What a start does. */
 enum { REQ_PLAN, REQ_NATIVE, REQ_EMPTY };
 /* What a REQ_PLAN request runs, all of it its own: a reference to the
@@ -107,6 +154,21 @@ int request_run(exec_ctx *c, collc_plan *pl, const exec_where *w, const void *se
 /* d's native blocking call, made as its nonblocking one while requests of
  * ours run (they move on meanwhile). */
 int request_native(const dispatch_call *d);
+/* Nonblocking call d's request *d->ireq, running plan pl (a reference is
+ * taken) with group communicators gcomm on st's private communicator under
+ * the communicator's next tag; excl: it uses st's segment or group
+ * communicators, so it runs after every earlier such execution. It starts
+ * now if it can, else at a later completion call. Counted under algo. */
+int request_nb(const dispatch_call *d, collc_state *st, collc_plan *pl, const MPI_Comm *gcomm,
+               int excl, int algo, long long bytes);
+/* Nonblocking call d's request, complete already (nothing moves). */
+int request_nb_done(const dispatch_call *d, int algo);
+/* Let st's exclusive nonblocking executions end (they move on meanwhile),
+ * before a blocking call uses or replaces st's segment or groups. */
+void request_quiesce(collc_state *st);
+/* Complete the private communicator a nonblocking call started making
+ * (collective: every rank started it), if it is pending. */
+void request_priv_wait(collc_state *st);
 /* Replace c's derived datatypes by duplicates that c will own (the user
  * may free theirs while the request lives). MPI_SUCCESS or a class. */
 int request_dup_types(dispatch_call *c);

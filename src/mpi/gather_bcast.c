@@ -101,6 +101,43 @@ int collc_bcast_algo(const char *algorithm, void *buffer, int count, MPI_Datatyp
   return bcast(algorithm, buffer, count, datatype, root, comm, NULL, NULL);
 }
 
+int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  if (config_get()->disable)
+    return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                           request);
+  pair_args a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL};
+  return dispatch_ipair(COLLC_COLL_ALLGATHER, &a, comm, request, PMPI_Iallgather,
+                        native_allgather, inative_allgather);
+}
+
+int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+               MPI_Request *request) {
+  if (config_get()->disable) return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
+  call_key k = {.coll = COLLC_COLL_BCAST, .in_place = 1, .root = root, .rcount = count,
+                .stype = MPI_DATATYPE_NULL, .rtype = datatype, .op = MPI_OP_NULL};
+  int rc, how = nb_fast(comm, &k, NULL, buffer, request, &rc);
+  if (how == FAST_NATIVE) return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
+  if (how == FAST_DONE) return rc;
+  return bcast(NULL, buffer, count, datatype, root, comm,
+               &(persist_args){.request = request, .oneshot = 1}, &k);
+}
+
+int collc_iallgather_algo(const char *algorithm, const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
+  return allgather(algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                   &(persist_args){.request = request, .oneshot = 1});
+}
+
+int collc_ibcast_algo(const char *algorithm, void *buffer, int count, MPI_Datatype datatype,
+                      int root, MPI_Comm comm, MPI_Request *request) {
+  if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
+  return bcast(algorithm, buffer, count, datatype, root, comm,
+               &(persist_args){.request = request, .oneshot = 1}, NULL);
+}
+
 int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                        MPI_Request *request) {
@@ -110,7 +147,7 @@ int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
                             info, request);
 #endif
   return allgather(NULL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                   &(persist_args){info, request});
+                   &(persist_args){.info = info, .request = request});
 }
 
 int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
@@ -119,7 +156,7 @@ int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI
   if (config_get()->disable)
     return PINIT(Bcast)(buffer, count, datatype, root, comm, info, request);
 #endif
-  return bcast(NULL, buffer, count, datatype, root, comm, &(persist_args){info, request}, NULL);
+  return bcast(NULL, buffer, count, datatype, root, comm, &(persist_args){.info = info, .request = request}, NULL);
 }
 
 #ifdef COLLC_MPIX_INIT

@@ -70,13 +70,21 @@ typedef struct {
   int user_op;  /* a user-defined operation: its commutativity is checked at each hit */
   int commute;
   long sserial, rserial; /* type identities of stype, rtype (0: predefined) */
+  unsigned version;      /* nonblocking: the state's version it was decided under */
+  int excl;              /* nonblocking: runs on the segment or group communicators */
   collc_plan *plan;      /* CALL_PLAN */
   const MPI_Comm *gcomm; /* its group communicators */
   long long bytes;       /* counted per call */
 } call_entry;
 
 #define CALL_SLOTS 64 /* call cache slots per communicator (direct mapped) */
-#define TAG_BLOCKING 0x7c11 /* tag of the blocking interface's messages */
+/* Message tags: persistent requests [0, TAG_PERSIST), nonblocking
+ * executions [NB_TAG_BASE, NB_TAG_BASE + NB_TAGS), blocking calls one tag
+ * (MPI guarantees tags up to 32767). */
+#define TAG_PERSIST 16384
+#define NB_TAG_BASE 16384
+#define NB_TAGS 1024
+#define TAG_BLOCKING 0x7c11
 
 /* Group communicators of one family: the p/n groups {base + j*stride}. */
 typedef struct {
@@ -103,6 +111,19 @@ typedef struct {
   shm_seg *seg;           /* node segment of the blocking plans (grown on demand) */
   call_entry *calls;      /* the call cache: CALL_SLOTS entries, NULL until used */
   exec_ctx *bctx;         /* the blocking calls' execution context, NULL until used */
+  /* Nonblocking calls (nonblocking.c): decided locally, from what the
+   * blocking calls (collectively, at the same points on every rank) set up. */
+  unsigned version;       /* bumped whenever that changes: layout, segment, group
+                             communicators, private communicator, simulated picks */
+  call_entry *nbcalls;    /* their call cache (entries own a plan reference) */
+  MPI_Request priv_req;   /* PMPI_Comm_idup making the private communicator (a
+                             nonblocking call came first), else MPI_REQUEST_NULL */
+  MPI_Comm priv_new;      /* its output, priv once complete */
+  unsigned nb_seq;        /* nonblocking executions begun: their tags */
+  unsigned char *nb_busy; /* per tag: [t] executions begun with it, [NB_TAGS + t] ended
+                             (mod 256: they run in call order); NULL until used */
+  unsigned excl_next, excl_done; /* tickets: exclusive nonblocking executions (on the
+                                    segment or group communicators) run one at a time */
   signed char simsel[COLLC_COLL_COUNT][2][SIM_BUCKETS]; /* simselect.c: 0 unknown, 1 native,
                                            2 + candidate; [commutative][half decade of bytes] */
   int refs;     /* persistent requests using this state */
@@ -164,13 +185,19 @@ binding *cache_add_plan(collc_state *st, decision *D, const binding_key *key, co
 /* Free every cached decision and plan of st. */
 void cache_clear(collc_state *st);
 
-/* The call cache (calls.c). The entry for k in st, or NULL (a miss, or a
- * type or user operation whose identity changed since). */
-const call_entry *call_find(collc_state *st, const call_key *k);
-/* Remember that k is served as e says (e's key is set from k); nothing
- * when k's types have no identity or memory is short. */
+/* The call caches (calls.c): tables of CALL_SLOTS entries. The entry for k
+ * in tab, or NULL (a miss, or a type or user operation whose identity
+ * changed since). */
+const call_entry *call_find(const call_entry *tab, const call_key *k);
+/* Fill in e's key and identities from k: 0, or -1 when k's types have no
+ * identity (the call cannot be cached). */
+int call_prepare(call_entry *e, const call_key *k);
+/* The slot of k in *tab (allocating the table; NULL when out of memory);
+ * the caller frees what the slot holds before overwriting it. */
+call_entry *call_slot(call_entry **tab, const call_key *k);
+/* Remember in st's blocking cache that k is served as e says. */
 void call_add(collc_state *st, const call_key *k, const call_entry *e);
-/* Forget every entry of st (a plan may have been freed). */
+/* Forget every entry of st's blocking cache (a plan may have been freed). */
 void call_flush(collc_state *st);
 /* Identity of a datatype for plan keys: 0 for predefined types, else a
  * serial number attached to the type as an attribute on first sight. */
@@ -180,7 +207,8 @@ void state_release(MPI_Comm comm);
 /* Free the attribute keys (at finalize, after the last state_release). */
 void state_free_keyvals(void);
 
-/* Statistics (stats.c). */
+/* Statistics (stats.c): coll, or COLLC_COLL_COUNT + coll for the
+ * nonblocking call of coll. */
 void stats_add(int coll, int algo, long long bytes);
 void stats_print(void);
 /* Count wisdom files loaded, saved and ignored (damaged or stale). */
@@ -210,5 +238,7 @@ const char *select_simulated(const collc_spec *s, MPI_Comm comm, collc_state *st
 /* Whether the default rule would pick a node-aware plan for s if its ranks
  * shared nodes (so the layout is worth discovering). */
 int select_may_share(const collc_spec *s);
+/* The simulator's pick for s if st remembers one (local), else "native". */
+const char *select_simulated_known(const collc_spec *s, const collc_state *st);
 
 #endif

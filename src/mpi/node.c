@@ -112,6 +112,7 @@ int state_layout(collc_state *st, MPI_Comm comm) {
   int p, rank, k = 1, id, rc;
   if (st->layout_done) return MPI_SUCCESS;
   st->layout_done = 1;
+  st->version++;
   st->node = MPI_COMM_NULL;
   if (!config_get()->shm || !SHM_POSSIBLE) return MPI_SUCCESS;
   PMPI_Comm_size(comm, &p);
@@ -142,6 +143,7 @@ int state_segment(collc_state *st, size_t bytes) {
     seg_free(st->seg);
     st->seg = NULL;
   }
+  st->version++;
   int rc = seg_new(st->node, want, st->yield, &st->seg);
   if (!rc) st->seg->cma = st->cma;
   return rc;

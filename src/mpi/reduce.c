@@ -176,6 +176,71 @@ int collc_reduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf,
                    comm, NULL, NULL);
 }
 
+/* Nonblocking calls (MPI-3). */
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+  if (config_get()->disable)
+    return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+  call_key k = reduction_key(COLLC_COLL_ALLREDUCE, sendbuf, count, datatype, op, 0);
+  int rc, how = nb_fast(comm, &k, sendbuf, recvbuf, request, &rc);
+  if (how == FAST_NATIVE)
+    return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+  if (how == FAST_DONE) return rc;
+  return reduction(COLLC_COLL_ALLREDUCE, NULL, sendbuf, recvbuf, count, datatype, op, 0, comm,
+                   &(persist_args){.request = request, .oneshot = 1}, &k);
+}
+
+int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                              MPI_Request *request) {
+  if (config_get()->disable)
+    return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+  call_key k = reduction_key(COLLC_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvcount, datatype, op, 0);
+  int rc, how = nb_fast(comm, &k, sendbuf, recvbuf, request, &rc);
+  if (how == FAST_NATIVE)
+    return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+  if (how == FAST_DONE) return rc;
+  return reduction(COLLC_COLL_REDUCE_SCATTER_BLOCK, NULL, sendbuf, recvbuf, recvcount, datatype,
+                   op, 0, comm, &(persist_args){.request = request, .oneshot = 1}, &k);
+}
+
+int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm, MPI_Request *request) {
+  if (config_get()->disable)
+    return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+  call_key k = reduction_key(COLLC_COLL_REDUCE, sendbuf, count, datatype, op, root);
+  int rc, how = nb_fast(comm, &k, sendbuf, recvbuf, request, &rc);
+  if (how == FAST_NATIVE)
+    return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+  if (how == FAST_DONE) return rc;
+  return reduction(COLLC_COLL_REDUCE, NULL, sendbuf, recvbuf, count, datatype, op, root, comm,
+                   &(persist_args){.request = request, .oneshot = 1}, &k);
+}
+
+int collc_iallreduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+  if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
+  return reduction(COLLC_COLL_ALLREDUCE, algorithm, sendbuf, recvbuf, count, datatype, op, 0,
+                   comm, &(persist_args){.request = request, .oneshot = 1}, NULL);
+}
+
+int collc_ireduce_scatter_block_algo(const char *algorithm, const void *sendbuf, void *recvbuf,
+                                     int recvcount, MPI_Datatype datatype, MPI_Op op,
+                                     MPI_Comm comm, MPI_Request *request) {
+  if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
+  return reduction(COLLC_COLL_REDUCE_SCATTER_BLOCK, algorithm, sendbuf, recvbuf, recvcount,
+                   datatype, op, 0, comm, &(persist_args){.request = request, .oneshot = 1},
+                   NULL);
+}
+
+int collc_ireduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                       MPI_Request *request) {
+  if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
+  return reduction(COLLC_COLL_REDUCE, algorithm, sendbuf, recvbuf, count, datatype, op, root,
+                   comm, &(persist_args){.request = request, .oneshot = 1}, NULL);
+}
+
 /* Persistent inits (MPI-4). */
 int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                        MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
@@ -184,7 +249,7 @@ int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Dataty
     return PINIT(Allreduce)(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 #endif
   return reduction(COLLC_COLL_ALLREDUCE, NULL, sendbuf, recvbuf, count, datatype, op, 0, comm,
-                   &(persist_args){info, request}, NULL);
+                   &(persist_args){.info = info, .request = request}, NULL);
 }
 
 int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
@@ -196,7 +261,7 @@ int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvco
                                        request);
 #endif
   return reduction(COLLC_COLL_REDUCE_SCATTER_BLOCK, NULL, sendbuf, recvbuf, recvcount, datatype,
-                   op, 0, comm, &(persist_args){info, request}, NULL);
+                   op, 0, comm, &(persist_args){.info = info, .request = request}, NULL);
 }
 
 int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
@@ -206,7 +271,7 @@ int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
     return PINIT(Reduce)(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
 #endif
   return reduction(COLLC_COLL_REDUCE, NULL, sendbuf, recvbuf, count, datatype, op, root, comm,
-                   &(persist_args){info, request}, NULL);
+                   &(persist_args){.info = info, .request = request}, NULL);
 }
 
 #ifdef COLLC_MPIX_INIT

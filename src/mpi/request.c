@@ -31,6 +31,15 @@ struct preq {
   int algo;
   long long bytes;
   collc_state *st;             /* referenced while we live (REQ_PLAN) */
+  /* Nonblocking calls (one-shot): reported once, then destroyed (the
+   * user's handle becomes MPI_REQUEST_NULL). */
+  int oneshot;
+  int started;                 /* its execution has begun (else it waits at its gate) */
+  int excl;                    /* runs on the segment or group communicators: in order */
+  unsigned ticket, tticket;    /* its places in st's exclusive and tag orders */
+  int tagi;                    /* its tag: NB_TAG_BASE + tagi */
+  MPI_Comm gcopy[COLLC_MAXF + 1]; /* its group communicators (st's families) */
+  struct preq *fnext;          /* free list */
   struct preq *hnext;          /* hash chain */
   struct preq *anext, *aprev;  /* active list */
 };
@@ -128,18 +137,30 @@ static void active_remove(preq *r) {
   atomic_fetch_sub_explicit(&nactive, 1, memory_order_relaxed);
 }
 
-/* Free r and everything it owns. Under lock; r is not REQ_RUNNING. */
+/* One-shot requests kept for reuse (with their contexts' buffers). */
+#define MAX_FREE 64
+static preq *freelist;
+static int nfree;
+
+/* Free r and everything it owns (a one-shot request's object and context
+ * are kept for the next). Under lock; r is not REQ_RUNNING. */
 static void destroy(preq *r) {
   preq **p = &table[bucket(r->handle)];
   while (*p != r) p = &(*p)->hnext;
   *p = r->hnext;
   handle_drop(&r->handle);
   request_free_plan(&r->rp);
-  ctx_free(r->ctx);
   request_free_types(&r->d);
   if (r->st) state_unref(r->st);
-  free(r);
   atomic_fetch_sub(&nlive, 1);
+  if (r->oneshot && nfree < MAX_FREE) {
+    exec_ctx *c = r->ctx;
+    *r = (preq){.ctx = c, .fnext = freelist};
+    freelist = r, nfree++;
+    return;
+  }
+  ctx_free(r->ctx);
+  free(r);
 }
 
 void request_free_plan(req_plan *rp) {
@@ -183,6 +204,97 @@ int request_create(const dispatch_call *d, int kind, req_plan *rp, int algo, lon
   return MPI_SUCCESS;
 }
 
+static void try_start(preq *r);
+
+/* A request object: a kept one-shot one, or a new one (NULL: no memory). */
+static preq *preq_new(void) {
+  preq *r = freelist;
+  if (r) {
+    freelist = r->fnext, nfree--;
+    r->fnext = NULL;
+    return r;
+  }
+  return calloc(1, sizeof *r);
+}
+
+/* Enter r under its handle (under lock). */
+static void table_add(preq *r) {
+  unsigned b = bucket(r->handle);
+  r->hnext = table[b];
+  table[b] = r;
+  atomic_fetch_add(&nlive, 1);
+}
+
+int request_nb(const dispatch_call *d, collc_state *st, collc_plan *pl, const MPI_Comm *gcomm,
+               int excl, int algo, long long bytes) {
+  int rc = MPI_SUCCESS;
+  if (st->priv == MPI_COMM_NULL && st->priv_req == MPI_REQUEST_NULL) /* all ranks, this call */
+    rc = PMPI_Comm_idup(d->comm, &st->priv_new, &st->priv_req);
+  if (!rc && !st->nb_busy && !(st->nb_busy = calloc(2 * NB_TAGS, 1))) rc = MPI_ERR_NO_MEM;
+  pthread_mutex_lock(&lock);
+  preq *r = rc ? NULL : preq_new();
+  if (r && !r->ctx && !(r->ctx = ctx_new())) rc = MPI_ERR_NO_MEM;
+  if (!rc) rc = r ? handle_new(&r->handle) : MPI_ERR_NO_MEM;
+  if (rc) {
+    if (r) r->fnext = freelist, freelist = r, nfree++;
+    pthread_mutex_unlock(&lock);
+    return rc;
+  }
+  int ng = plan_prog(pl)->ngroups;
+  for (int g = 0; g < ng && g <= COLLC_MAXF; g++) r->gcopy[g] = gcomm[g];
+  plan_ref(pl);
+  r->kind = REQ_PLAN, r->oneshot = 1, r->excl = excl, r->algo = algo, r->bytes = bytes;
+  r->rp.pl = pl;
+  r->d = *d;
+  r->d.request = NULL, r->d.hint = NULL, r->d.ck = NULL, r->d.ireq = NULL;
+  r->d.bind.sendtype = r->d.bind.recvtype = MPI_DATATYPE_NULL; /* (the plan's business) */
+  r->nreq = MPI_REQUEST_NULL;
+  state_ref(r->st = st);
+  r->tagi = (int)(st->nb_seq++ % NB_TAGS);
+  r->tticket = st->nb_busy[r->tagi]++; /* (executions with one tag run in call order) */
+  if (excl) r->ticket = st->excl_next++;
+  r->w = (exec_where){MPI_COMM_NULL, NB_TAG_BASE + r->tagi, r->gcopy, &st->seg};
+  table_add(r);
+  stats_add(d->spec.coll + COLLC_COLL_COUNT, algo, bytes);
+  r->state = REQ_RUNNING;
+  active_add(r);
+  try_start(r);
+  *d->ireq = r->handle;
+  pthread_mutex_unlock(&lock);
+  return MPI_SUCCESS;
+}
+
+int request_nb_done(const dispatch_call *d, int algo) {
+  pthread_mutex_lock(&lock);
+  preq *r = preq_new();
+  int rc = r ? handle_new(&r->handle) : MPI_ERR_NO_MEM;
+  if (rc) {
+    if (r) r->fnext = freelist, freelist = r, nfree++;
+    pthread_mutex_unlock(&lock);
+    return rc;
+  }
+  r->kind = REQ_EMPTY, r->oneshot = 1, r->algo = algo, r->state = REQ_DONE;
+  r->d.comm = d->comm;
+  r->d.bind.sendtype = r->d.bind.recvtype = MPI_DATATYPE_NULL;
+  table_add(r);
+  stats_add(d->spec.coll + COLLC_COLL_COUNT, algo, 0);
+  *d->ireq = r->handle;
+  pthread_mutex_unlock(&lock);
+  return MPI_SUCCESS;
+}
+
+void request_quiesce(collc_state *st) {
+  if (st->excl_done == st->excl_next) return;
+  pthread_mutex_lock(&lock);
+  while (st->excl_done != st->excl_next) {
+    req_progress();
+    pthread_mutex_unlock(&lock);
+    sched_yield();
+    pthread_mutex_lock(&lock);
+  }
+  pthread_mutex_unlock(&lock);
+}
+
 /* Start r (under lock). An error starts nothing: r stays REQ_IDLE. */
 static int start(preq *r) {
   int done = 1, rc = MPI_SUCCESS;
@@ -205,12 +317,60 @@ static void ended(preq *r, int rc) {
   if (rc) PMPI_Error_class(rc, &r->err);
   r->state = REQ_DONE;
   active_remove(r);
+  if (r->oneshot && r->kind == REQ_PLAN) { /* later executions may start now */
+    r->st->nb_busy[NB_TAGS + r->tagi]++;
+    if (r->excl) r->st->excl_done++;
+  }
   if (r->freed) destroy(r);
+}
+
+/* Whether st's private communicator is there (completing the idup that a
+ * nonblocking call started, under lock). */
+static int priv_ready(collc_state *st) {
+  int flag = 0;
+  if (st->priv != MPI_COMM_NULL) return 1;
+  if (st->priv_req == MPI_REQUEST_NULL || PMPI_Test(&st->priv_req, &flag, MPI_STATUS_IGNORE) ||
+      !flag)
+    return 0;
+  st->priv = st->priv_new;
+  PMPI_Comm_set_errhandler(st->priv, MPI_ERRORS_RETURN);
+  st->version++;
+  return 1;
+}
+
+void request_priv_wait(collc_state *st) {
+  pthread_mutex_lock(&lock);
+  while (st->priv == MPI_COMM_NULL && st->priv_req != MPI_REQUEST_NULL && !priv_ready(st)) {
+    req_progress();
+    pthread_mutex_unlock(&lock);
+    sched_yield();
+    pthread_mutex_lock(&lock);
+  }
+  pthread_mutex_unlock(&lock);
+}
+
+/* Begin one-shot r's execution if its gate is open (under lock): the
+ * private communicator is there, every earlier execution with its tag has
+ * ended, and (exclusive) every earlier exclusive one. */
+static void try_start(preq *r) {
+  collc_state *st = r->st;
+  int done = 0;
+  if (!priv_ready(st) || (unsigned char)r->tticket != st->nb_busy[NB_TAGS + r->tagi] ||
+      (r->excl && st->excl_done != r->ticket))
+    return;
+  r->started = 1;
+  r->w.comm = st->priv;
+  int rc = ctx_start(r->ctx, r->rp.pl, &r->w, r->d.sendbuf, r->d.recvbuf, &done);
+  if (done || rc) ended(r, rc);
 }
 
 /* Move r on without blocking (under lock). */
 static void advance(preq *r) {
   int done = 0, rc;
+  if (r->oneshot && r->kind == REQ_PLAN && !r->started) {
+    try_start(r);
+    return;
+  }
   if (r->kind == REQ_PLAN) rc = ctx_test(r->ctx, &done);
   else rc = PMPI_Test(&r->nreq, &done, MPI_STATUS_IGNORE);
   if (done || rc) ended(r, rc);
@@ -225,7 +385,7 @@ void req_progress(void) {
 
 void req_finish(preq *r) {
   while (r->state == REQ_RUNNING) {
-    if (nactive == 1) {
+    if (req_nactive() == 1 && (r->kind != REQ_PLAN || !r->oneshot || r->started)) {
       ended(r, r->kind == REQ_PLAN ? ctx_wait(r->ctx) : PMPI_Wait(&r->nreq, MPI_STATUS_IGNORE));
       return;
     }
@@ -243,11 +403,15 @@ void req_empty_status(const preq *r, MPI_Status *st) {
   PMPI_Wait(&h, st); /* inactive: returns at once, handle unchanged */
 }
 
-int req_report(preq *r, MPI_Status *st) {
+int req_report(preq *r, MPI_Status *st, MPI_Request *h) {
   int err = r->err;
   req_empty_status(r, st);
   r->state = REQ_IDLE;
   r->err = MPI_SUCCESS;
+  if (r->oneshot) { /* a nonblocking call's request ends here */
+    destroy(r);
+    *h = MPI_REQUEST_NULL;
+  }
   return err;
 }
 
@@ -268,6 +432,13 @@ void request_finalize(void) {
   }
   for (int b = 0; b < NBUCKETS; b++)
     while (table[b]) destroy(table[b]);
+  while (freelist) {
+    preq *r = freelist;
+    freelist = r->fnext;
+    ctx_free(r->ctx);
+    free(r);
+  }
+  nfree = 0;
   while (nspare > 0) PMPI_Request_free(&spare[--nspare]);
   free(spare);
   spare = NULL, maxspare = 0;

@@ -26,8 +26,10 @@ void req_progress(void);
  * different collectives never wait for each other. */
 void req_finish(preq *r);
 /* Report r's completion: IDLE again; st gets the empty status of a
- * collective (MPI's own, from the inactive handle). Returns r's error class. */
-int req_report(preq *r, MPI_Status *st);
+ * collective (MPI's own, from the inactive handle). A nonblocking call's
+ * request is destroyed and its handle *h set to MPI_REQUEST_NULL. Returns
+ * r's error class. */
+int req_report(preq *r, MPI_Status *st, MPI_Request *h);
 /* st gets the empty status (unless MPI_STATUS_IGNORE); r is unchanged. */
 void req_empty_status(const preq *r, MPI_Status *st);
 /* MPI_Request_free: now, or when r ends if it is running. */

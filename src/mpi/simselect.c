@@ -73,6 +73,13 @@ const char *select_simulated(const collc_spec *s, MPI_Comm comm, collc_state *st
     if (rank == 0) pick = simulate_pick(s);
     if (PMPI_Bcast(&pick, 1, MPI_INT, 0, comm) != MPI_SUCCESS) pick = -1;
     *m = (signed char)(st ? pick + 2 : 1);
+    if (st) st->version++; /* (nonblocking calls may now use the pick) */
   }
   return *m >= 2 ? candidates(s->coll)[*m - 2] : "native";
+}
+
+const char *select_simulated_known(const collc_spec *s, const collc_state *st) {
+  int comm_ok = !coll_reduces(s->coll) || s->commutative;
+  signed char m = st->simsel[s->coll][comm_ok][bucket(select_bytes(s))];
+  return m >= 2 ? candidates(s->coll)[m - 2] : "native";
 }

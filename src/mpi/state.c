@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "dispatch.h"
 #include "../exec/segment.h"
 
 static int comm_keyval = MPI_KEYVAL_INVALID;
@@ -18,7 +19,13 @@ static pthread_mutex_t serial_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Free st; collective (in MPI_Comm_free) or not (the last persistent
  * request of an orphan): then its node segment is only retired. */
 static void state_free(collc_state *st, int collective) {
+  nb_clear(st);
   cache_clear(st);
+  if (st->priv_req != MPI_REQUEST_NULL) { /* (every rank started it) */
+    PMPI_Wait(&st->priv_req, MPI_STATUS_IGNORE);
+    st->priv = st->priv_new;
+  }
+  free(st->nb_busy);
   if (!collective && st->seg) seg_retire(st->seg), st->seg = NULL;
   state_free_nodes(st);
   for (int i = 0; i < st->nfam; i++)
@@ -45,7 +52,7 @@ void state_unref(collc_state *st) {
 
 int state_next_tag(collc_state *st) {
   int t = st->next_tag;
-  st->next_tag = (t + 1) % 30000;
+  st->next_tag = (t + 1) % TAG_PERSIST;
   return t;
 }
 
@@ -64,7 +71,8 @@ collc_state *state_get(MPI_Comm comm, int create) {
   if (!create) return NULL;
   collc_state *st = calloc(1, sizeof *st);
   if (!st) return NULL;
-  st->priv = st->node = MPI_COMM_NULL;
+  st->priv = st->node = st->priv_new = MPI_COMM_NULL;
+  st->priv_req = MPI_REQUEST_NULL;
   if (PMPI_Comm_set_attr(comm, comm_keyval, st) != MPI_SUCCESS) {
     free(st);
     return NULL;
@@ -83,6 +91,7 @@ void state_free_keyvals(void) {
 }
 
 int state_priv(collc_state *st, MPI_Comm comm) {
+  if (st->priv == MPI_COMM_NULL) request_priv_wait(st); /* (one a nonblocking call began) */
   if (st->priv != MPI_COMM_NULL) return MPI_SUCCESS;
   MPI_Group g;
   int rc = PMPI_Comm_group(comm, &g);
@@ -96,6 +105,7 @@ int state_priv(collc_state *st, MPI_Comm comm) {
 int state_add_family(collc_state *st, int n, int stride, MPI_Comm gcomm) {
   if (st->nfam == STATE_MAX_FAMILIES) return MPI_ERR_NO_MEM;
   st->fam[st->nfam++] = (family){n, stride, gcomm};
+  st->version++;
   return MPI_SUCCESS;
 }
 

@@ -9,11 +9,11 @@
 
 static struct {
   long long calls, bytes;
-} stats[COLLC_COLL_COUNT][STATS_MAX_ALGOS];
+} stats[2 * COLLC_COLL_COUNT][STATS_MAX_ALGOS]; /* blocking and persistent, then nonblocking */
 
 void stats_add(int coll, int algo, long long bytes) {
   if (!config_get()->stats) return; /* (counted only when they will be printed) */
-  if (coll < 0 || coll >= COLLC_COLL_COUNT || algo < 0 || algo >= STATS_MAX_ALGOS) return;
+  if (coll < 0 || coll >= 2 * COLLC_COLL_COUNT || algo < 0 || algo >= STATS_MAX_ALGOS) return;
   __atomic_fetch_add(&stats[coll][algo].calls, 1, __ATOMIC_RELAXED);
   __atomic_fetch_add(&stats[coll][algo].bytes, bytes, __ATOMIC_RELAXED);
 }
@@ -27,10 +27,11 @@ void stats_wisdom(int loaded, int saved, int ignored) {
 }
 
 void stats_print(void) {
-  for (int c = 0; c < COLLC_COLL_COUNT; c++)
+  for (int c = 0; c < 2 * COLLC_COLL_COUNT; c++)
     for (int a = 0; a < algo_count && a < STATS_MAX_ALGOS; a++)
       if (stats[c][a].calls)
-        fprintf(stderr, "collc-stats: %s %s calls=%lld bytes=%lld\n", coll_name(c),
+        fprintf(stderr, "collc-stats: %s%s %s calls=%lld bytes=%lld\n",
+                c >= COLLC_COLL_COUNT ? "i" : "", coll_name(c % COLLC_COLL_COUNT),
                 algo_registry[a]->name, stats[c][a].calls, stats[c][a].bytes);
   if (wisdom[0] || wisdom[1] || wisdom[2])
     fprintf(stderr, "collc-wisdom: loaded=%lld saved=%lld ignored=%lld\n", wisdom[0], wisdom[1],

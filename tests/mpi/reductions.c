@@ -74,6 +74,45 @@
 #include <stdarg.h>
 #include "collc.h"
 #include "redcheck.h"
+#include "nbwait.h"
+
+/* COLLC_TEST_NB=1: every call under test is the nonblocking one (MPI_I<coll>,
+ * collc_i<coll>_algo), completed by a rotating completion call (nbwait.h).
+ * A node-aware algorithm (hier, shm) serves a nonblocking call once a
+ * blocking one of the same kind has set up the node segment: such a call
+ * comes first, on scratch buffers. */
+static int nb_mode;
+static int nb_calls;  /* completions so far (the way rotates) */
+static tl_ctx *nb_ctx;
+
+/* Complete r, reporting a completion that misbehaves (what names the
+ * call). The status is not checked: calls collc hands to the MPI library
+ * (types with holes, say) get the library's, which MPI leaves undefined. */
+static int nb_finish(MPI_Request *r, int rc, const char *what) {
+  const char *msg = NULL;
+  if (rc) return rc;
+  int way = nb_calls++;
+  rc = nbw_complete(r, way, 0, &msg);
+  if (msg) tl_fail(nb_ctx, "%s completed by MPI_%s: %s", what, nbw_names[way % NBW_WAYS], msg);
+  return rc;
+}
+
+/* Whether algorithm text a needs a blocking call first (node-aware). */
+static int nb_needs_setup(const char *a) {
+  return !strncmp(a, "hier", 4) || !strncmp(a, "shm", 3);
+}
+
+/* Scratch of bytes (zeroed) for set-up calls; freed at exit by the OS. */
+static void *nb_scratch(size_t bytes) {
+  static void *m;
+  static size_t have;
+  if (bytes > have) {
+    free(m);
+    m = calloc(1, bytes + 64), have = m ? bytes : 0;
+  }
+  if (m) memset(m, 0, bytes + 64);
+  return m;
+}
 
 enum { C_ALLREDUCE = RL_ALLREDUCE, C_RSB = RL_RSB, C_REDUCE = RL_REDUCE, C_ALLGATHER, C_BCAST,
        C_COUNT };
@@ -261,12 +300,43 @@ static void all_algos(algo_list *L, int coll, int p, int quick) {
   if (coll == C_ALLREDUCE || coll == C_REDUCE || coll == C_BCAST) tree_lists(L, p, quick);
 }
 
-/* collc_<coll>_algo as an rl_red_fn. */
-static int red_algo(int coll, const char *a, const void *sb, void *rb, int n, MPI_Datatype t,
-                    MPI_Op op, int root, MPI_Comm c) {
+/* collc_<coll>_algo as an rl_red_fn (blocking). */
+static int red_block(int coll, const char *a, const void *sb, void *rb, int n, MPI_Datatype t,
+                     MPI_Op op, int root, MPI_Comm c) {
   if (coll == C_ALLREDUCE) return collc_allreduce_algo(a, sb, rb, n, t, op, c);
   if (coll == C_RSB) return collc_reduce_scatter_block_algo(a, sb, rb, n, t, op, c);
   return collc_reduce_algo(a, sb, rb, n, t, op, root, c);
+}
+
+/* collc_i<coll>_algo, completed (nb_finish); a node-aware a after its
+ * blocking set-up call on scratch buffers. */
+static int red_nb(int coll, const char *a, const void *sb, void *rb, int n, MPI_Datatype t,
+                  MPI_Op op, int root, MPI_Comm c) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  MPI_Aint lb, ext;
+  int p, rc;
+  if (nb_needs_setup(a)) {
+    MPI_Comm_size(c, &p);
+    MPI_Type_get_extent(t, &lb, &ext);
+    size_t bytes = (size_t)ext * (size_t)(n > 0 ? n : 1) * (size_t)p;
+    char *s = nb_scratch(2 * bytes);
+    if (!s) return MPI_ERR_NO_MEM;
+    if ((rc = red_block(coll, a, sb == MPI_IN_PLACE ? sb : s, s + bytes, n, t, op, root, c)))
+      return rc;
+  }
+  if (coll == C_ALLREDUCE) rc = collc_iallreduce_algo(a, sb, rb, n, t, op, c, &r);
+  else if (coll == C_RSB) rc = collc_ireduce_scatter_block_algo(a, sb, rb, n, t, op, c, &r);
+  else rc = collc_ireduce_algo(a, sb, rb, n, t, op, root, c, &r);
+  char what[ALGO_LEN + 32];
+  snprintf(what, sizeof what, "%s %s n=%d%s", coll_names[coll], a, n,
+           sb == MPI_IN_PLACE ? " in place" : "");
+  return nb_finish(&r, rc, what);
+}
+
+/* collc_<coll>_algo (or its nonblocking form) as an rl_red_fn. */
+static int red_algo(int coll, const char *a, const void *sb, void *rb, int n, MPI_Datatype t,
+                    MPI_Op op, int root, MPI_Comm c) {
+  return (nb_mode ? red_nb : red_block)(coll, a, sb, rb, n, t, op, root, c);
 }
 
 /* collc_<coll> (default rule) as an rl_red_fn (a is a label). */
@@ -281,7 +351,14 @@ static int red_collc(int coll, const char *a, const void *sb, void *rb, int n, M
 /* The intercepted MPI_<Coll> as an rl_red_fn (a is a label). */
 static int red_mpi(int coll, const char *a, const void *sb, void *rb, int n, MPI_Datatype t,
                    MPI_Op op, int root, MPI_Comm c) {
+  MPI_Request r = MPI_REQUEST_NULL;
   (void)a;
+  if (nb_mode && coll == C_ALLREDUCE)
+    return nb_finish(&r, MPI_Iallreduce(sb, rb, n, t, op, c, &r), "MPI_Iallreduce");
+  if (nb_mode && coll == C_RSB)
+    return nb_finish(&r, MPI_Ireduce_scatter_block(sb, rb, n, t, op, c, &r),
+                     "MPI_Ireduce_scatter_block");
+  if (nb_mode) return nb_finish(&r, MPI_Ireduce(sb, rb, n, t, op, root, c, &r), "MPI_Ireduce");
   if (coll == C_ALLREDUCE) return MPI_Allreduce(sb, rb, n, t, op, c);
   if (coll == C_RSB) return MPI_Reduce_scatter_block(sb, rb, n, t, op, c);
   return MPI_Reduce(sb, rb, n, t, op, root, c);
@@ -394,13 +471,32 @@ static void full_matrix(tl_ctx *ctx, const suite *U, const algo_list *L, int p) 
 /* collc_allgather_algo as a tl_a2a_fn. */
 static int ag_algo(const char *algo, const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
                    MPI_Datatype rt, MPI_Comm comm) {
-  return collc_allgather_algo(algo, sb, sc, st, rb, rc, rt, comm);
+  MPI_Request r = MPI_REQUEST_NULL;
+  MPI_Aint lb, ext;
+  int p, e;
+  if (!nb_mode) return collc_allgather_algo(algo, sb, sc, st, rb, rc, rt, comm);
+  if (nb_needs_setup(algo)) { /* the blocking set-up call, on scratch */
+    MPI_Comm_size(comm, &p);
+    MPI_Type_get_extent(rt, &lb, &ext);
+    size_t bytes = (size_t)ext * (size_t)(rc > 0 ? rc : 1) * (size_t)p;
+    char *s = nb_scratch(2 * bytes);
+    if (!s) return MPI_ERR_NO_MEM;
+    if ((e = collc_allgather_algo(algo, sb == MPI_IN_PLACE ? sb : s, sc, st, s + bytes, rc, rt,
+                                  comm)))
+      return e;
+  }
+  char what[ALGO_LEN + 32];
+  snprintf(what, sizeof what, "allgather %s n=%d", algo, rc);
+  return nb_finish(&r, collc_iallgather_algo(algo, sb, sc, st, rb, rc, rt, comm, &r), what);
 }
 
 /* The intercepted MPI_Allgather as a tl_a2a_fn (algo is a label). */
 static int ag_mpi(const char *algo, const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
                   MPI_Datatype rt, MPI_Comm comm) {
+  MPI_Request r = MPI_REQUEST_NULL;
   (void)algo;
+  if (nb_mode)
+    return nb_finish(&r, MPI_Iallgather(sb, sc, st, rb, rc, rt, comm, &r), "MPI_Iallgather");
   return MPI_Allgather(sb, sc, st, rb, rc, rt, comm);
 }
 
@@ -431,7 +527,19 @@ static void allgather_matrix(tl_ctx *ctx, const suite *U, const algo_list *L, in
 
 /* collc_bcast_algo as an rl_bcast_fn. */
 static int bc_algo(const char *a, void *buf, int n, MPI_Datatype t, int root, MPI_Comm c) {
-  return collc_bcast_algo(a, buf, n, t, root, c);
+  MPI_Request r = MPI_REQUEST_NULL;
+  MPI_Aint lb, ext;
+  int e;
+  if (!nb_mode) return collc_bcast_algo(a, buf, n, t, root, c);
+  if (nb_needs_setup(a)) { /* the blocking set-up call, on scratch */
+    MPI_Type_get_extent(t, &lb, &ext);
+    char *s = nb_scratch((size_t)ext * (size_t)(n > 0 ? n : 1));
+    if (!s) return MPI_ERR_NO_MEM;
+    if ((e = collc_bcast_algo(a, s, n, t, root, c))) return e;
+  }
+  char what[ALGO_LEN + 32];
+  snprintf(what, sizeof what, "bcast %s n=%d root=%d", a, n, root);
+  return nb_finish(&r, collc_ibcast_algo(a, buf, n, t, root, c, &r), what);
 }
 
 /* collc_bcast (default rule) as an rl_bcast_fn (a is a label). */
@@ -442,7 +550,9 @@ static int bc_collc(const char *a, void *buf, int n, MPI_Datatype t, int root, M
 
 /* The intercepted MPI_Bcast as an rl_bcast_fn (a is a label). */
 static int bc_mpi(const char *a, void *buf, int n, MPI_Datatype t, int root, MPI_Comm c) {
+  MPI_Request r = MPI_REQUEST_NULL;
   (void)a;
+  if (nb_mode) return nb_finish(&r, MPI_Ibcast(buf, n, t, root, c, &r), "MPI_Ibcast");
   return MPI_Bcast(buf, n, t, root, c);
 }
 
@@ -829,6 +939,7 @@ int main(int argc, char **argv) {
   tl_init(&ctx, "mpi_reductions");
   double t0 = tl_now();
   U.quick = tl_env_int("COLLC_TEST_QUICK", 0);
+  nb_mode = tl_env_int("COLLC_TEST_NB", 0), nb_ctx = &ctx;
   rl_types_create(&ctx, &U.S);
   U.nall = rl_cases_all(&U.S, U.all, MAX_CASES);
   core_cases(&U);

@@ -1,0 +1,202 @@
+/* nonblocking.c - MPI's nonblocking collectives (MPI_Iallreduce, ...) from
+ * the same plans as the blocking and persistent ones.
+ *
+ * MPI requires a nonblocking call to be local: it returns whatever the other
+ * ranks do. So nothing here communicates. The choice is the one every rank
+ * makes alike from what all ranks share: the environment (COLLC_<COLL>),
+ * the default rule over the node layout once a blocking call has
+ * discovered it, the simulator's picks and the decisions of blocking calls
+ * (all made collectively, at the same point of every rank's sequence of
+ * collectives). A plan that needs collective setup (the node segment)
+ * serves a nonblocking call only where a blocking call with the same
+ * decision key has set it up; group communicators only where they exist;
+ * otherwise the call is native. A nonblocking call whose plan is compiled
+ * here binds its own duplicates of derived datatypes (MPI lets the user
+ * free a type while the call runs).
+ *
+ * Choices are remembered per call key in st->nbcalls under st->version,
+ * which every change of those inputs bumps, so a remembered choice is
+ * always the one a fresh decision would make. The request itself
+ * (request.c) waits, when it must, for the private communicator, for the
+ * earlier executions holding its tag, and for the earlier exclusive ones. */
+#include <stdlib.h>
+#include <string.h>
+#include "dispatch.h"
+#include "../plan/config.h"
+#include "../exec/exec.h"
+
+/* The selection text of nonblocking call d: COLLC_<COLL>, else the rule
+ * (without simulating: the simulator's pick only where a blocking call
+ * has asked for it). */
+static const char *nb_selection(const dispatch_call *d, const char *forced,
+                                const collc_state *st) {
+  const char *env = config_get()->algorithm[d->spec.coll];
+  if (forced) return forced;
+  if (*env) return env;
+  if (select_simulates(&d->spec)) return select_simulated_known(&d->spec, st);
+  return select_default(&d->spec);
+}
+
+/* Whether t is a predefined datatype (or unused). */
+static int named(MPI_Datatype t) { return t == MPI_DATATYPE_NULL || exec_type_named(t); }
+
+/* Bind a plan of choice c for d compiled here, with its own duplicates of
+ * derived datatypes, into e (plan and group communicators, owned).
+ * MPI_SUCCESS, or -1 when it cannot serve (native), or an error class. */
+static int nb_bind(const dispatch_call *d, collc_state *st, const collc_choice *c,
+                   call_entry *e) {
+  char why[200];
+  dispatch_call b = *d;
+  MPI_Comm g[COLLC_MAXF + 1];
+  if (request_dup_types(&b)) return MPI_ERR_TYPE;
+  collc_prog *P = dispatch_compile(&d->spec, c, why, sizeof why);
+  int rc = P ? MPI_SUCCESS : MPI_ERR_INTERN, ng = P ? P->ngroups : 0;
+  if (!rc && (ng > COLLC_MAXF || state_group_comms(st, P, g, 0))) rc = -1; /* no families */
+  MPI_Comm *gc = ng && !rc ? malloc((size_t)ng * sizeof *gc) : NULL;
+  if (!rc && ng && !gc) rc = MPI_ERR_NO_MEM;
+  if (rc) prog_free(P);
+  collc_plan *pl = NULL;
+  if (!rc && !(rc = plan_create(P, &b.bind, &pl))) {
+    if (ng) memcpy(gc, g, (size_t)ng * sizeof g[0]);
+    plan_adopt_types(pl, b.bind.sendtype, b.bind.recvtype);
+    e->plan = pl, e->gcomm = gc;
+    return MPI_SUCCESS;
+  }
+  if (rc > 0) collc_warn_here("nb-compile", "nonblocking %s: %s", coll_name(d->spec.coll),
+                              P ? "cannot bind its plan" : why);
+  free(gc);
+  request_free_types(&b);
+  return rc;
+}
+
+/* The plan of nonblocking call d under choice c (decision D if a blocking
+ * call made one) into e. MPI_SUCCESS, -1 (native) or an error class. */
+static int nb_plan(const dispatch_call *d, collc_state *st, decision *D, const collc_choice *c,
+                   call_entry *e) {
+  binding_key bk;
+  binding *B, tmp = {0};
+  if (!named(d->bind.recvtype) || (!d->spec.in_place && !named(d->bind.sendtype)) || !D)
+    return nb_bind(d, st, c, e);
+  dispatch_binding_key(d, &bk);
+  int rc = dispatch_plan_of(d, D, &bk, &B, &tmp), ng = 0;
+  if (rc) return rc;
+  ng = plan_prog(B->plan)->ngroups;
+  MPI_Comm *gc = ng ? malloc((size_t)ng * sizeof *gc) : NULL;
+  if (ng && !gc) rc = MPI_ERR_NO_MEM;
+  if (gc) memcpy(gc, B->gcomm, (size_t)ng * sizeof *gc);
+  if (B != &tmp && !rc) plan_ref(B->plan);
+  if (B == &tmp) free(tmp.gcomm);
+  if (rc) {
+    if (B == &tmp) plan_free(tmp.plan);
+    return rc;
+  }
+  e->plan = B->plan, e->gcomm = gc;
+  return MPI_SUCCESS;
+}
+
+/* Decide nonblocking call d (d->spec.layout set if known) with algorithm
+ * forced (NULL: selection) into e (kind and algo; a plan and its group
+ * communicators, owned). MPI_SUCCESS, MPI_ERR_ARG for a forced text that
+ * does not parse or fit, or another class (a plan unusable on this rank
+ * only, which would leave the ranks disagreeing: out of memory). */
+static int nb_decide(const dispatch_call *d, const char *forced, collc_state *st,
+                     call_entry *e) {
+  collc_choice c;
+  decision_key dk;
+  const char *text = nb_selection(d, forced, st);
+  int rc = strcmp(text, "native") ? dispatch_choose(d, text, forced != NULL, &c) : -1;
+  if (rc > 0) return rc;
+  if (d->spec.unit_bytes == 0) { /* nothing moves, on every rank */
+    e->kind = CALL_EMPTY, e->algo = rc ? 0 : c.algo;
+    return MPI_SUCCESS;
+  }
+  if (rc || choice_is_native(&c)) return MPI_SUCCESS;
+  dispatch_decision_key(d, &dk);
+  decision *D = cache_decision(st, &dk, text);
+  if (D && D->algo == 0) return MPI_SUCCESS; /* the blocking call could not build it */
+  if (D) c = D->choice;
+  else if (dispatch_uses_segment(&c)) { /* no segment set up for it */
+    collc_warn_once("nb-setup", "nonblocking %s %s: served natively until a blocking call "
+                    "of the same kind has set up its node segment", coll_name(d->spec.coll), text);
+    return MPI_SUCCESS;
+  }
+  rc = nb_plan(d, st, D, &c, e);
+  if (rc < 0) return MPI_SUCCESS;
+  if (rc) return rc;
+  const collc_prog *P = plan_prog(e->plan);
+  e->kind = CALL_PLAN, e->algo = c.algo, e->bytes = plan_bytes(e->plan);
+  e->excl = P->shm_units > 0 || P->ngroups > 0;
+  return MPI_SUCCESS;
+}
+
+/* Empty e's slot contents (what a nonblocking entry owns). */
+static void entry_free(call_entry *e) {
+  if (e->kind == CALL_PLAN) plan_free(e->plan), free((void *)e->gcomm);
+  e->kind = 0;
+}
+
+/* Serve d as e says. */
+static int nb_serve(const dispatch_call *d, collc_state *st, const call_entry *e) {
+  if (e->kind == CALL_EMPTY) return request_nb_done(d, e->algo);
+  return request_nb(d, st, e->plan, e->gcomm, e->excl, e->algo, e->bytes);
+}
+
+int nb_native(const dispatch_call *d, long long bytes) {
+  collc_state *st = d->ck ? state_get(d->comm, 1) : NULL;
+  call_entry n = {.kind = CALL_NATIVE, .bytes = bytes}, *slot;
+  if (st && !call_prepare(&n, d->ck) && (slot = call_slot(&st->nbcalls, d->ck))) {
+    entry_free(slot);
+    n.version = st->version;
+    n.need_recv = d->spec.coll != COLLC_COLL_REDUCE || d->spec.rank == d->spec.root;
+    *slot = n;
+  }
+  stats_add(d->spec.coll + COLLC_COLL_COUNT, 0, bytes);
+  return d->inative(d, d->ireq);
+}
+
+int nb_dispatch(const dispatch_call *d0, const char *forced, long long native_bytes) {
+  dispatch_call call = *d0, *d = &call;
+  call_entry e = {0}, *slot;
+  collc_state *st = state_get(d->comm, 1);
+  if (!st) return collc_raise(d->comm, MPI_ERR_NO_MEM);
+  if (st->layout_done) call.spec.layout = st->layout;
+  int rc = nb_decide(d, forced, st, &e);
+  if (rc) return collc_raise(d->comm, rc);
+  if (!e.kind) return nb_native(d, native_bytes);
+  if (d->ck && !call_prepare(&e, d->ck) && (slot = call_slot(&st->nbcalls, d->ck))) {
+    entry_free(slot);
+    e.version = st->version;
+    e.need_recv = d->spec.coll != COLLC_COLL_REDUCE || d->spec.rank == d->spec.root;
+    *slot = e;
+    return (rc = nb_serve(d, st, slot)) ? collc_raise(d->comm, rc) : MPI_SUCCESS;
+  }
+  rc = nb_serve(d, st, &e); /* (not remembered: served once, then let go) */
+  entry_free(&e);
+  return rc ? collc_raise(d->comm, rc) : MPI_SUCCESS;
+}
+
+int nb_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *recvbuf,
+            MPI_Request *req, int *rc) {
+  collc_state *st;
+  if (comm == MPI_COMM_NULL || !req || !(st = state_get(comm, 0))) return FAST_MISS;
+  const call_entry *e = call_find(st->nbcalls, k);
+  if (!e || e->version != st->version || !dispatch_buffers_plain(e, sendbuf, recvbuf))
+    return FAST_MISS;
+  if (e->kind == CALL_NATIVE) {
+    stats_add(k->coll + COLLC_COLL_COUNT, 0, e->bytes);
+    return FAST_NATIVE;
+  }
+  dispatch_call d = {.spec = {.coll = k->coll}, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                     .comm = comm, .ireq = req,
+                     .bind = {.sendtype = MPI_DATATYPE_NULL, .recvtype = MPI_DATATYPE_NULL}};
+  *req = MPI_REQUEST_NULL;
+  if ((*rc = nb_serve(&d, st, e))) *rc = collc_raise(comm, *rc);
+  return FAST_DONE;
+}
+
+void nb_clear(collc_state *st) {
+  if (!st->nbcalls) return;
+  for (int i = 0; i < CALL_SLOTS; i++) entry_free(&st->nbcalls[i]);
+  free(st->nbcalls);
+  st->nbcalls = NULL;
+}
