@@ -690,18 +690,6 @@ static int run_rank(vstate *V, int r) {
   return moved;
 }
 
-/* Where rank r's input lies: buffer, first unit, units. */
-static void input_region(const collc_spec *s, int r, int *buf, int64_t *off, int64_t *units) {
-  collc_spec sr = spec_rank(s, r);
-  collc_prog probe;
-  memset(&probe, 0, sizeof probe);
-  probe.spec = sr;
-  *buf = sr.in_place || sr.coll == COLLC_COLL_BCAST ? BUF_RECV : BUF_SEND;
-  *off = sr.coll == COLLC_COLL_ALLGATHER && *buf == BUF_RECV ? r : 0;
-  *units = sr.coll == COLLC_COLL_ALLGATHER ? 1 : prog_buf_units(&probe, *buf);
-  if (sr.coll == COLLC_COLL_BCAST && r != sr.root) *units = 0; /* only the root's is input */
-}
-
 /* Leaf id of unit u of rank q's input in run e. */
 static int64_t leaf_id(const vstate *V, int e, int q, int64_t u) {
   return ((int64_t)e * V->p + q) * V->U + u;
@@ -710,11 +698,9 @@ static int64_t leaf_id(const vstate *V, int e, int q, int64_t u) {
 /* Fill rank r's input with the leaf tokens of its current run. */
 static void set_inputs(vstate *V, int r) {
   vrank *X = &V->R[r];
-  int in;
-  int64_t off, units;
-  input_region(&X->P->spec, r, &in, &off, &units);
-  for (int64_t u = 0; u < units && off + u < X->n[in]; u++)
-    X->tok[in][off + u] = tok_leaf(leaf_id(V, X->epoch, r, u));
+  coll_region in = coll_desc_of(X->P->spec.coll)->input(&X->P->spec, r);
+  for (int64_t u = 0; u < in.units && in.off + u < X->n[in.buf]; u++)
+    X->tok[in.buf][in.off + u] = tok_leaf(leaf_id(V, X->epoch, r, u));
   for (int b = BUF_SEND; V->remote && b < BUF_COUNT; b++) /* a new run: fresh buffers */
     for (int64_t u = 0; b != BUF_SHM && u < X->n[b]; u++) {
       X->pw[b][u] = X->vc[r];
@@ -805,10 +791,11 @@ static void free_state(vstate *V, int own_programs) {
  * when progs is NULL); 0 or -1. */
 static int setup(vstate *V, const collc_spec *s, const collc_choice *c,
                  collc_prog *const progs[]) {
-  int p = V->p = s->p, buf;
+  int p = V->p = s->p;
   size_t pp = (size_t)p * (size_t)p;
-  int64_t off;
-  input_region(s, s->root, &buf, &off, &V->U);
+  const coll_desc *d = coll_desc_of(s->coll);
+  if (!d) return verr(V, "unknown collective %d", s->coll), -1;
+  V->U = d->input(s, s->root).units;
   V->R = calloc((size_t)p, sizeof *V->R);
   V->sq = malloc(pp * sizeof(int)), V->sqt = malloc(pp * sizeof(int));
   V->rq = malloc(pp * sizeof(int)), V->rqt = malloc(pp * sizeof(int));
@@ -852,21 +839,15 @@ static vtok *folds(vstate *V, const collc_spec *s, int ep) {
   return f;
 }
 
-/* What RECV unit u of rank r must hold after run ep, per collective (fold:
- * see folds()). Returns 0 if r's RECV is not output (reduce, non-root). */
+/* What RECV unit u of rank r must hold after run ep, as the collective's
+ * row says (fold: see folds()). Returns 0 if the unit is not part of the
+ * result (reduce off the root, reduce_scatter_block's other blocks). */
 static int expected(const vstate *V, const collc_spec *s, const vtok *fold, int ep, int r,
                     int64_t u, vtok *want) {
-  switch (s->coll) {
-  case COLLC_COLL_ALLTOALL: *want = tok_leaf(leaf_id(V, ep, (int)u, r)); return 1;
-  case COLLC_COLL_ALLGATHER: *want = tok_leaf(leaf_id(V, ep, (int)u, 0)); return 1;
-  case COLLC_COLL_BCAST: *want = tok_leaf(leaf_id(V, ep, s->root, u)); return 1;
-  case COLLC_COLL_REDUCE:
-    if (r != s->root) return 0;
-    /* fall through */
-  case COLLC_COLL_ALLREDUCE: *want = fold[u]; return 1;
-  case COLLC_COLL_REDUCE_SCATTER_BLOCK: *want = fold[r * s->count + u]; return 1;
-  default: return 0;
-  }
+  coll_want w = coll_desc_of(s->coll)->expect(s, r, u);
+  if (w.kind == COLL_NOT_RESULT) return 0;
+  *want = w.kind == COLL_LEAF ? tok_leaf(leaf_id(V, ep, w.rank, w.unit)) : fold[w.unit];
+  return 1;
 }
 
 /* Describe token t into buf for error messages. */
@@ -886,7 +867,7 @@ static const char *describe(const vstate *V, vtok t, char *buf, size_t len) {
 static void check_rank(vstate *V, int r) {
   const collc_spec *s = &V->R[r].P->spec;
   int ordered = !(coll_reduces(s->coll) && s->commutative), ep = V->R[r].epoch;
-  int64_t n = s->coll == COLLC_COLL_REDUCE_SCATTER_BLOCK ? s->count : V->R[r].n[BUF_RECV];
+  int64_t n = V->R[r].n[BUF_RECV];
   vtok *fold = folds(V, s, ep);
   if (V->late[0] && V->late_at < (int64_t)ep * V->p + r) return;
   if (coll_reduces(s->coll) && !fold) {
