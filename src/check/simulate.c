@@ -552,6 +552,7 @@ static int setup(sim *S, const collc_spec *s, const sim_params *M, sim_report *R
   memset(S, 0, sizeof *S);
   S->s = s, S->M = M, S->L = s->layout, S->p = s->p, S->rep = R;
   if (s->layout && s->layout->p != s->p) return fail(S, "layout does not match p", 0);
+  if (!coll_desc_of(s->coll)) return fail(S, "unknown collective", 0);
   S->R = calloc((size_t)s->p, sizeof *S->R);
   S->out_free = calloc((size_t)nodes, sizeof(double));
   S->in_free = calloc((size_t)nodes, sizeof(double));
@@ -631,22 +632,7 @@ int sim_best(const collc_spec *s, const char *const cand[], const sim_params *M,
   return best;
 }
 
-/* (simulate.h) Recursive doubling is recexch's all-'*' steps of p's prime
- * factors, Rabenseifner its default list (reduce-scatter halving,
- * allgather doubling). */
 const char *sim_native_model(const collc_spec *s, char *buf, size_t len) {
-  int per_block = s->coll == COLLC_COLL_ALLTOALL || s->coll == COLLC_COLL_ALLGATHER;
-  long long b = per_block ? s->unit_bytes : s->count * s->unit_bytes;
-  switch (s->coll) {
-  case COLLC_COLL_ALLTOALL: return b <= 256 && s->p >= 8 ? "bruck" : b <= 32768 ? "linear" : "pairwise";
-  case COLLC_COLL_ALLREDUCE:
-    if (b > 2048) return "recexch";
-    size_t n = (size_t)snprintf(buf, len, "recexch:");
-    for (int q = s->p, f = 2; q > 1 && n < len; f++)
-      for (; q % f == 0 && n < len; q /= f) n += (size_t)snprintf(buf + n, len - n, "%s*%d", q == s->p ? "" : ",", f);
-    return buf;
-  case COLLC_COLL_REDUCE_SCATTER_BLOCK:
-  case COLLC_COLL_ALLGATHER: return "recexch";
-  default: return "tree";
-  }
+  const coll_desc *d = coll_desc_of(s->coll);
+  return d ? d->native_model(s, buf, len) : NULL;
 }
