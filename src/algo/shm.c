@@ -82,10 +82,10 @@ static collc_opnd import(collc_prog *P, const collc_prog *Q, collc_opnd o) {
 }
 
 /* Whether u units from rank q make a direct (single-copy) message: not
- * from a reduce's root, whose buffers the others cannot know (it alone
- * may be in place). */
+ * from the root of a collective in place only there (reduce), whose
+ * buffers the others cannot know. */
 static int is_direct(const collc_spec *s, const lowering *W, int q, int64_t u) {
-  if (s->coll == COLLC_COLL_REDUCE && q == s->root) return 0;
+  if (coll_desc_of(s->coll)->in_place_at_root && q == s->root) return 0;
   return W->direct >= 0 && u > 0 && u * s->unit_bytes >= W->direct;
 }
 
@@ -394,11 +394,14 @@ static void lower(const collc_spec *s, const lowering *W, collc_prog *P) {
 /* The inner choice of c: its text, or the collective's default. */
 static int inner_choice(const collc_spec *s, const collc_choice *c, collc_choice *in, char *why,
                         size_t wlen) {
-  static const char *const dflt[COLLC_COLL_COUNT] = {"pairwise", "recexch", "recexch", "recexch",
-                                                     "tree", "tree"};
+  const coll_desc *d = coll_desc_of(s->coll);
   collc_spec flat = *s;
   flat.layout = NULL;
-  const char *text = c->net[0] ? c->net : dflt[s->coll];
+  if (!d) {
+    snprintf(why, wlen, "shm: unknown collective %d", s->coll);
+    return COLLC_EINVAL;
+  }
+  const char *text = c->net[0] ? c->net : d->shm_inner;
   if (!strncmp(text, "shm", 3) || !strncmp(text, "hier", 4) || !strcmp(text, "native")) {
     snprintf(why, wlen, "shm: '%s' cannot run inside shm", text);
     return COLLC_EINVAL;
@@ -444,11 +447,11 @@ static int shm_gen(const collc_spec *s, const collc_choice *c, collc_prog *P) {
   lowering W = {0};
   if (inner_choice(s, c, &in, why, sizeof why))
     return prog_fail(P, COLLC_EUNFIT, "%s", why), P->err;
-  /* Slots start on cache lines, except for bcast, whose ranks may type the
-   * same bytes with elements of different sizes: rounding in elements would
+  /* Slots start on cache lines, except where ranks may type the same bytes
+   * with elements of different sizes (bcast): rounding in elements would
    * put a slot at different bytes on different ranks. */
   W.line = s->unit_bytes > 0 && 64 % s->unit_bytes == 0 ? 64 / s->unit_bytes : 1;
-  if (s->coll == COLLC_COLL_BCAST) W.line = 1;
+  if (coll_desc_of(s->coll)->elem_may_differ) W.line = 1;
   W.direct = c->direct;
   if (lay_out(s, &in, P, &W) == 0) {
     prog_need_tmp(P, W.Q[s->rank]->tmp_units);
