@@ -288,8 +288,9 @@ static void check_opnd(collc_prog *P, int addr, collc_opnd o, int64_t span, cons
   }
   const collc_shape *S = &P->shapes[o.shape];
   int64_t lo, hi;
-  int ovf = __builtin_add_overflow(o.off, S->lo, &lo) | __builtin_add_overflow(o.off, span, &hi) |
-            __builtin_add_overflow(hi, S->hi, &hi);
+  int ovf = __builtin_add_overflow(o.off, S->lo, &lo);
+  ovf |= __builtin_add_overflow(o.off, span, &hi);
+  ovf |= __builtin_add_overflow(hi, S->hi, &hi);
   if (S->nunits > 0 && (ovf || lo < 0 || hi > prog_buf_units(P, o.buf)))
     prog_fail(P, COLLC_EINVAL, "addr %d: %s %s+%lld out of bounds (%lld units)", addr,
               which, buf_name(o.buf), (long long)o.off,
