@@ -65,11 +65,11 @@ static inline void tool_setup(const char *coll, const char *algo, long p, long r
     exit(2);
   }
   long eb = o->elem_bytes > 0 ? o->elem_bytes : 8;
-  int blocks = s->coll == COLLC_COLL_ALLTOALL || s->coll == COLLC_COLL_ALLGATHER;
+  const coll_desc *d = coll_desc_of(s->coll);
   s->p = (int)p, s->rank = (int)rank, s->count = count, s->root = o->root;
-  s->in_place = o->in_place || s->coll == COLLC_COLL_BCAST;
+  s->in_place = o->in_place || d->always_in_place;
   s->commutative = !o->noncommutative;
-  s->unit_bytes = blocks ? eb * count : eb;
+  s->unit_bytes = d->per_block ? eb * count : eb;
   if (o->nodes && !(s->layout = layout_parse(s->p, o->nodes))) {
     fprintf(stderr, "bad node layout '%s' for p = %ld\n", o->nodes, p);
     exit(2);

@@ -63,7 +63,8 @@ int algo_find(int coll, const char *name, size_t len);
 /* The `needs` of the row that choice text "name[:params]" names for coll
  * (ALGO_ANY if none does). */
 int algo_text_needs(int coll, const char *text);
-/* Parse "name[:params]" for coll into c; 0 or COLLC_EINVAL with why. */
+/* Parse "name[:params]" for coll into c; 0 or COLLC_EINVAL with why (also
+ * when coll is not a collective). */
 int choice_parse(int coll, const char *text, collc_choice *c, char *why, size_t wlen);
 /* Resolve c for spec s (see collc_algo.resolve). */
 int choice_resolve(const collc_spec *s, collc_choice *c, char *why, size_t wlen);

@@ -166,8 +166,7 @@ static void cy_places(cy *C, int64_t vec) {
 static int cyclic_gen(const collc_spec *s, const collc_choice *c, collc_prog *P) {
   cy C;
   int rs[COLLC_MAXF], ag[COLLC_MAXF], nrs = steps_of(c, '-', rs), nag = steps_of(c, '+', ag);
-  int64_t vec = s->coll == COLLC_COLL_ALLREDUCE ? s->count
-                : s->coll == COLLC_COLL_ALLGATHER ? s->p : s->p * s->count;
+  int64_t vec = coll_desc_of(s->coll)->vector_units(s);
   memset(&C, 0, sizeof C);
   C.s = s, C.P = P, C.rsb = s->coll == COLLC_COLL_REDUCE_SCATTER_BLOCK;
   C.list = malloc((size_t)s->p * sizeof *C.list);

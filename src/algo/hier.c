@@ -67,9 +67,14 @@ collc_opnd hier_input(hx *H, int64_t off, int64_t n) {
   return compact(H->P, H->s->in_place ? BUF_RECV : BUF_SEND, off, n);
 }
 
-/* The inter-node default of collective coll. */
-static const char *net_default(int coll) {
-  return coll == COLLC_COLL_ALLREDUCE ? "recexch" : "tree";
+/* The inter-node algorithm text of sub-collective coll: text, or the
+ * collective's default (NULL when hier has none for it: why says so). */
+static const char *net_text(int coll, const char *text, char *why, size_t wlen) {
+  const coll_desc *d = coll_desc_of(coll);
+  if (*text) return text;
+  if (d && d->hier_net) return d->hier_net;
+  snprintf(why, wlen, "hier: no inter-node default for %s", d ? d->name : "an unknown collective");
+  return NULL;
 }
 
 /* The sub-collective spec among the nodes for x, from this rank. */
@@ -85,7 +90,7 @@ int hier_check_sub(const collc_spec *s, int coll, const char *text, int64_t coun
   collc_choice c;
   collc_spec t = sub_spec(s, s->layout, coll, count, 0, 1);
   t.rank = 0;
-  if (!*text) text = net_default(coll);
+  if (!(text = net_text(coll, text, why, wlen))) return COLLC_EUNFIT;
   if (choice_parse(coll, text, &c, why, wlen) || choice_resolve(&t, &c, why, wlen))
     return COLLC_EUNFIT;
   if (choice_is_native(&c) || c.algo == algo_find(coll, "hier", 4)) { /* (views do not nest) */
@@ -99,7 +104,11 @@ int hier_emit_sub(hx *H, const hier_sub *x) {
   collc_prog *P = H->P;
   collc_choice c;
   char why[200];
-  const char *text = *x->text ? x->text : net_default(x->coll);
+  const char *text = net_text(x->coll, x->text, why, sizeof why);
+  if (!text) {
+    prog_fail(P, COLLC_EUNFIT, "%s", why);
+    return P->err;
+  }
   collc_spec t = sub_spec(H->s, H->L, x->coll, x->count, x->root, x->in_place);
   t = spec_rank(&t, t.rank);
   if (choice_parse(x->coll, text, &c, why, sizeof why) || choice_resolve(&t, &c, why, sizeof why)) {
@@ -364,8 +373,8 @@ static void sockets_list(const collc_layout *L, collc_choice *c) {
 
 static int hier_resolve(const collc_spec *s, collc_choice *c, char *why, size_t wlen) {
   const collc_layout *L = s->layout;
-  int net = s->coll == COLLC_COLL_ALLREDUCE || s->coll == COLLC_COLL_REDUCE ||
-            s->coll == COLLC_COLL_BCAST;
+  const coll_desc *d = coll_desc_of(s->coll);
+  int net = d && d->hier_net; /* (its plan has an inter-node sub-collective) */
   if (!L || L->p != s->p) {
     snprintf(why, wlen, "hier needs a node layout");
     return COLLC_EUNFIT;

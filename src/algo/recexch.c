@@ -143,8 +143,7 @@ static int rx_init(rx *X, const collc_spec *s, const collc_choice *c, collc_prog
   nag = X->nag = steps_of(c, '+', ag);
   for (int i = 0; i < nag; i++) X->G[i] = ag[nag - 1 - i];
   if (s->coll == COLLC_COLL_ALLGATHER) X->K = s->p;
-  *vec = s->coll == COLLC_COLL_ALLGATHER ? s->p
-         : s->coll == COLLC_COLL_REDUCE_SCATTER_BLOCK ? s->p * s->count : s->count;
+  *vec = coll_desc_of(s->coll)->vector_units(s);
   if (s->coll == COLLC_COLL_ALLREDUCE) return blocks_split(P, &X->B, X->K, *vec, s->unit_bytes);
   return blocks_uniform(P, &X->B, X->K, *vec / X->K);
 }

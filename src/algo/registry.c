@@ -126,6 +126,10 @@ int steps_of(const collc_choice *c, char kind, int *out) {
 
 int choice_parse(int coll, const char *text, collc_choice *c, char *why, size_t wlen) {
   memset(c, 0, sizeof *c);
+  if (!coll_desc_of(coll)) {
+    snprintf(why, wlen, "unknown collective %d", coll);
+    return COLLC_EINVAL;
+  }
   const char *colon = strchr(text, ':');
   size_t nlen = colon ? (size_t)(colon - text) : strlen(text);
   c->algo = algo_find(coll, text, nlen);

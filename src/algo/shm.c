@@ -82,10 +82,10 @@ static collc_opnd import(collc_prog *P, const collc_prog *Q, collc_opnd o) {
 }
 
 /* Whether u units from rank q make a direct (single-copy) message: not
- * from a reduce's root, whose buffers the others cannot know (it alone
- * may be in place). */
+ * from the root of a collective in place only there (reduce), whose
+ * buffers the others cannot know. */
 static int is_direct(const collc_spec *s, const lowering *W, int q, int64_t u) {
-  if (s->coll == COLLC_COLL_REDUCE && q == s->root) return 0;
+  if (coll_desc_of(s->coll)->in_place_at_root && q == s->root) return 0;
   return W->direct >= 0 && u > 0 && u * s->unit_bytes >= W->direct;
 }
 
@@ -119,7 +119,7 @@ static int number(const collc_spec *s, collc_prog *P, lowering *W, int q) {
   rdone *pend = calloc((size_t)Q->nslots + 1, sizeof *pend);
   for (int a = 0; a < Q->nins && got && pend && !P->err; a++) {
     const collc_instr *I = &Q->ins[a];
-    if (I->op == COLLC_OP_ALLTOALL)
+    if (ops_flags(I->op) & OPF_GROUP)
       prog_fail(P, COLLC_EUNFIT, "shm: group calls cannot use the segment");
     if (I->op != COLLC_OP_SEND && (ops_flags(I->op) & OPF_WRITES) && I->dst.buf == from.buf)
       prev = -1;
@@ -286,66 +286,122 @@ static void lower_wait(const lowering *W, collc_prog *P, int lo, int hi, const s
   }
 }
 
+/* Lowering my inner program Q into P: the receives, destinations and
+ * sends of its open slots, the readers to await, my next send's place in
+ * W->m, whether the segment was written this run. */
+typedef struct {
+  const collc_spec *s;
+  const lowering *W;
+  collc_prog *P;
+  const collc_prog *Q;
+  int *got;          /* receives from each rank so far */
+  const slot **rcv, **snd;
+  collc_opnd *dst;
+  readers R;
+  int64_t mine;
+  int wrote;
+} lowerer;
+
+/* Handlers, one per opcode (the table below): emit the lowered form of
+ * instruction I of my inner program. */
+typedef void (*lower_fn)(lowerer *L, const collc_instr *I);
+
+static void lower_NOP(lowerer *L, const collc_instr *I) { (void)L, (void)I; }
+
+static void lower_SEND(lowerer *L, const collc_instr *I) {
+  const lowering *W = L->W;
+  while (L->mine < W->nm && W->m[L->mine].from != L->s->rank) L->mine++;
+  if (L->mine == W->nm) {
+    prog_fail(L->P, COLLC_EINTERNAL, "shm: send without a slot");
+    return;
+  }
+  L->snd[I->slot] = &W->m[L->mine];
+  lower_send(L->s, L->P, L->Q, I, &W->m[L->mine++], &L->wrote, &L->R);
+}
+
+static void lower_RECV(lowerer *L, const collc_instr *I) {
+  L->rcv[I->slot] = find(L->W, I->peer, L->s->rank, L->got[I->peer]++);
+  L->dst[I->slot] = import(L->P, L->Q, I->dst);
+  if (!L->rcv[I->slot]) prog_fail(L->P, COLLC_EINTERNAL, "shm: receive without a send");
+}
+
+static void lower_WAIT(lowerer *L, const collc_instr *I) {
+  lower_wait(L->W, L->P, I->slot, (int)(I->slot + I->n), L->rcv, L->dst, L->snd, &L->R);
+}
+
+/* Local instructions stay, after the readers of what they overwrite. */
+static collc_opnd local_dst(lowerer *L, const collc_instr *I) {
+  collc_opnd d = import(L->P, L->Q, I->dst);
+  flush(L->P, &L->R, &d);
+  return d;
+}
+
+static void lower_COPY(lowerer *L, const collc_instr *I) {
+  collc_opnd d = local_dst(L, I);
+  prog_copy(L->P, import(L->P, L->Q, I->src), d);
+}
+
+static void lower_REDUCE(lowerer *L, const collc_instr *I) {
+  collc_opnd d = local_dst(L, I);
+  prog_reduce(L->P, import(L->P, L->Q, I->src), d);
+}
+
+static void lower_COMBINE(lowerer *L, const collc_instr *I) {
+  collc_opnd d = local_dst(L, I);
+  prog_combine(L->P, import(L->P, L->Q, I->src), import(L->P, L->Q, I->src2), d);
+}
+
+/* Instructions no message-passing inner program has: refused. */
+static void lower_unfit(lowerer *L, const collc_instr *I) {
+  prog_fail(L->P, COLLC_EUNFIT, "shm: %s cannot be lowered onto the segment", ops_name(I->op));
+}
+
+static void lower_ALLTOALL(lowerer *L, const collc_instr *I) { lower_unfit(L, I); }
+static void lower_SIGNAL(lowerer *L, const collc_instr *I) { lower_unfit(L, I); }
+static void lower_AWAIT(lowerer *L, const collc_instr *I) { lower_unfit(L, I); }
+static void lower_OFFER(lowerer *L, const collc_instr *I) { lower_unfit(L, I); }
+static void lower_GET(lowerer *L, const collc_instr *I) { lower_unfit(L, I); }
+
+/* The handler of every opcode: a missing lower_<NAME> does not compile. */
+static const lower_fn lower_op[COLLC_OP_COUNT] = {
+#define LOWER_ENTRY(name, flags, doc) [COLLC_OP_##name] = lower_##name,
+    COLLC_OPS(LOWER_ENTRY)
+#undef LOWER_ENTRY
+};
+
 /* Emit my lowered program (see the file comment). */
 static void lower(const collc_spec *s, const lowering *W, collc_prog *P) {
   const collc_prog *Q = W->Q[s->rank];
-  int *got = calloc((size_t)s->p, sizeof *got);
-  const slot **rcv = calloc((size_t)Q->nslots + 1, sizeof *rcv);
-  const slot **snd = calloc((size_t)Q->nslots + 1, sizeof *snd);
-  collc_opnd *dst = calloc((size_t)Q->nslots + 1, sizeof *dst), d;
-  readers R = {calloc((size_t)Q->nins + 1, sizeof *R.r), 0, malloc((size_t)s->p * sizeof *R.aw)};
-  int64_t mine = 0; /* where my next send's slot is looked for in W->m */
-  int wrote = 0;
-  if (!got || !rcv || !snd || !dst || !R.r || !R.aw) prog_fail(P, COLLC_ENOMEM, "shm: out of memory");
-  for (int q = 0; R.aw && q < s->p; q++) R.aw[q] = -1;
+  lowerer L = {s, W, P, Q, calloc((size_t)s->p, sizeof *L.got),
+               calloc((size_t)Q->nslots + 1, sizeof *L.rcv),
+               calloc((size_t)Q->nslots + 1, sizeof *L.snd),
+               calloc((size_t)Q->nslots + 1, sizeof *L.dst),
+               {calloc((size_t)Q->nins + 1, sizeof *L.R.r), 0, malloc((size_t)s->p * sizeof *L.R.aw)},
+               0, 0};
+  if (!L.got || !L.rcv || !L.snd || !L.dst || !L.R.r || !L.R.aw)
+    prog_fail(P, COLLC_ENOMEM, "shm: out of memory");
+  for (int q = 0; L.R.aw && q < s->p; q++) L.R.aw[q] = -1;
   for (int a = 0; a < Q->nins && !P->err; a++) {
     const collc_instr *I = &Q->ins[a];
-    switch (I->op) {
-    case COLLC_OP_SEND:
-      while (mine < W->nm && W->m[mine].from != s->rank) mine++;
-      if (mine == W->nm) {
-        prog_fail(P, COLLC_EINTERNAL, "shm: send without a slot");
-        break;
-      }
-      snd[I->slot] = &W->m[mine];
-      lower_send(s, P, Q, I, &W->m[mine++], &wrote, &R);
-      break;
-    case COLLC_OP_RECV:
-      rcv[I->slot] = find(W, I->peer, s->rank, got[I->peer]++);
-      dst[I->slot] = import(P, Q, I->dst);
-      if (!rcv[I->slot]) prog_fail(P, COLLC_EINTERNAL, "shm: receive without a send");
-      break;
-    case COLLC_OP_WAIT:
-      lower_wait(W, P, I->slot, (int)(I->slot + I->n), rcv, dst, snd, &R);
-      break;
-    case COLLC_OP_COPY:
-      flush(P, &R, (d = import(P, Q, I->dst), &d));
-      prog_copy(P, import(P, Q, I->src), d);
-      break;
-    case COLLC_OP_REDUCE:
-      flush(P, &R, (d = import(P, Q, I->dst), &d));
-      prog_reduce(P, import(P, Q, I->src), d);
-      break;
-    case COLLC_OP_COMBINE:
-      flush(P, &R, (d = import(P, Q, I->dst), &d));
-      prog_combine(P, import(P, Q, I->src), import(P, Q, I->src2), d);
-      break;
-    default: break;
-    }
+    if (I->op < COLLC_OP_COUNT) lower_op[I->op](&L, I);
+    else prog_fail(P, COLLC_EINTERNAL, "shm: unknown opcode %d", I->op);
   }
-  flush(P, &R, NULL);
+  flush(P, &L.R, NULL);
   if (s->p > 1) prog_signal(P, STEP_DONE);
-  free(got), free(rcv), free(snd), free(dst), free(R.r), free(R.aw);
+  free(L.got), free(L.rcv), free(L.snd), free(L.dst), free(L.R.r), free(L.R.aw);
 }
 
 /* The inner choice of c: its text, or the collective's default. */
 static int inner_choice(const collc_spec *s, const collc_choice *c, collc_choice *in, char *why,
                         size_t wlen) {
-  static const char *const dflt[COLLC_COLL_COUNT] = {"pairwise", "recexch", "recexch", "recexch",
-                                                     "tree", "tree"};
+  const coll_desc *d = coll_desc_of(s->coll);
   collc_spec flat = *s;
   flat.layout = NULL;
-  const char *text = c->net[0] ? c->net : dflt[s->coll];
+  if (!d) {
+    snprintf(why, wlen, "shm: unknown collective %d", s->coll);
+    return COLLC_EINVAL;
+  }
+  const char *text = c->net[0] ? c->net : d->shm_inner;
   if (!strncmp(text, "shm", 3) || !strncmp(text, "hier", 4) || !strcmp(text, "native")) {
     snprintf(why, wlen, "shm: '%s' cannot run inside shm", text);
     return COLLC_EINVAL;
@@ -391,11 +447,11 @@ static int shm_gen(const collc_spec *s, const collc_choice *c, collc_prog *P) {
   lowering W = {0};
   if (inner_choice(s, c, &in, why, sizeof why))
     return prog_fail(P, COLLC_EUNFIT, "%s", why), P->err;
-  /* Slots start on cache lines, except for bcast, whose ranks may type the
-   * same bytes with elements of different sizes: rounding in elements would
+  /* Slots start on cache lines, except where ranks may type the same bytes
+   * with elements of different sizes (bcast): rounding in elements would
    * put a slot at different bytes on different ranks. */
   W.line = s->unit_bytes > 0 && 64 % s->unit_bytes == 0 ? 64 / s->unit_bytes : 1;
-  if (s->coll == COLLC_COLL_BCAST) W.line = 1;
+  if (coll_desc_of(s->coll)->elem_may_differ) W.line = 1;
   W.direct = c->direct;
   if (lay_out(s, &in, P, &W) == 0) {
     prog_need_tmp(P, W.Q[s->rank]->tmp_units);

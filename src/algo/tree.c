@@ -119,16 +119,21 @@ static void reduce_to(collc_prog *P, const collc_choice *c, int root, int shift,
   }
 }
 
-static int tree_gen(const collc_spec *s, const collc_choice *c, collc_prog *P) {
-  int64_t n = s->count;
-  if (s->coll == COLLC_COLL_BCAST) {
-    bcast_down(P, c, s->root, n);
-  } else if (s->coll == COLLC_COLL_REDUCE) {
-    reduce_to(P, c, s->root, s->commutative ? s->root : 0, n);
-  } else { /* allreduce: reduce to 0 in rank order, broadcast from 0 */
-    reduce_to(P, c, 0, 0, n);
-    bcast_down(P, c, 0, n);
-  }
+/* Generators, one per row: bcast, reduce, allreduce (reduce to 0 in rank
+ * order, broadcast from 0). */
+static int tree_gen_bcast(const collc_spec *s, const collc_choice *c, collc_prog *P) {
+  bcast_down(P, c, s->root, s->count);
+  return P->err;
+}
+
+static int tree_gen_reduce(const collc_spec *s, const collc_choice *c, collc_prog *P) {
+  reduce_to(P, c, s->root, s->commutative ? s->root : 0, s->count);
+  return P->err;
+}
+
+static int tree_gen_allreduce(const collc_spec *s, const collc_choice *c, collc_prog *P) {
+  reduce_to(P, c, 0, 0, s->count);
+  bcast_down(P, c, 0, s->count);
   return P->err;
 }
 
@@ -166,9 +171,9 @@ static void tree_format(const collc_choice *c, char *buf, size_t len) {
     at += (size_t)snprintf(buf + at, len - at, "%s%d", i ? "," : "", c->f[i]);
 }
 
-#define TREE_ROW(var, coll)                                                                  \
-  const collc_algo var = {"tree", coll, tree_parse, tree_resolve, tree_gen, tree_format,     \
+#define TREE_ROW(var, coll, gen)                                                             \
+  const collc_algo var = {"tree", coll, tree_parse, tree_resolve, gen, tree_format,          \
                           "tree[:k1,k2,...]", "k-nomial tree with per-level fan-in", ALGO_ANY}
-TREE_ROW(algo_allreduce_tree, COLLC_COLL_ALLREDUCE);
-TREE_ROW(algo_reduce_tree, COLLC_COLL_REDUCE);
-TREE_ROW(algo_bcast_tree, COLLC_COLL_BCAST);
+TREE_ROW(algo_allreduce_tree, COLLC_COLL_ALLREDUCE, tree_gen_allreduce);
+TREE_ROW(algo_reduce_tree, COLLC_COLL_REDUCE, tree_gen_reduce);
+TREE_ROW(algo_bcast_tree, COLLC_COLL_BCAST, tree_gen_bcast);

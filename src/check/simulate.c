@@ -212,7 +212,7 @@ static int expand_group(const sim *S, srank *X, int *cap, const collc_prog *P, i
 /* Bytes an instruction moves or computes: its destination's (a send's
  * source), in the program's units. */
 static int64_t instr_bytes(const collc_prog *P, const collc_instr *I) {
-  collc_opnd o = I->op == COLLC_OP_SEND ? I->src : I->dst;
+  collc_opnd o = ops_flags(I->op) & OPF_WRITES ? I->dst : I->src;
   return opnd_units(P, o) * P->spec.unit_bytes;
 }
 
@@ -224,8 +224,8 @@ static int flatten(sim *S, int r, const collc_prog *P) {
   for (int a = 0; a < P->nins && !rc; a++) {
     const collc_instr *I = &P->ins[a];
     int f = ops_flags(I->op);
-    if (I->op == COLLC_OP_ALLTOALL) rc = expand_group(S, X, &cap, P, a);
-    else if (I->op != COLLC_OP_NOP)
+    if (f & OPF_GROUP) rc = expand_group(S, X, &cap, P, a);
+    else
       rc = add_op(X, &cap, (sop){I->op, (f & OPF_WAITS) ? (int32_t)I->n : I->peer, I->slot, a, 0,
                                  (f & OPF_SYNC) ? I->n : instr_bytes(P, I)});
   }
@@ -360,10 +360,10 @@ static int fail(sim *S, const char *what, int r) {
   return -1;
 }
 
-/* Rank r posts a send or receive; 1, or -1 on failure. */
-static int post(sim *S, int r, const sop *o) {
+/* Rank r posts a send (side 1) or receive (side 2); 1, or -1 on failure. */
+static int post(sim *S, int r, const sop *o, int side) {
   srank *X = &S->R[r];
-  int side = o->op == COLLC_OP_SEND ? 1 : 2, src = side == 1 ? r : o->peer;
+  int src = side == 1 ? r : o->peer;
   int dst = side == 1 ? o->peer : r;
   if (o->peer < 0 || o->peer >= S->p || o->slot < 0 || o->slot >= X->nslots) return fail(S, "bad operands", r);
   int m = match(S, src, dst, o->chan, side, o->bytes);
@@ -448,26 +448,63 @@ static int await_step(sim *S, int r, const sop *o) {
   return X->blocked = 1, 0;
 }
 
+/* Handlers, one per opcode (the table below): execute rank r's current
+ * operation o; 1 done, 0 blocked, -1 failed. */
+typedef int (*sim_step)(sim *S, int r, const sop *o);
+
+static int sim_NOP(sim *S, int r, const sop *o) {
+  (void)S, (void)r, (void)o;
+  return 1;
+}
+
+static int sim_SEND(sim *S, int r, const sop *o) { return post(S, r, o, 1); }
+
+static int sim_RECV(sim *S, int r, const sop *o) { return post(S, r, o, 2); }
+
+static int sim_WAIT(sim *S, int r, const sop *o) { return wait_slots(S, r, o); }
+
+/* The expanded group call's request: complete (its messages came before). */
+static int sim_ALLTOALL(sim *S, int r, const sop *o) {
+  srank *X = &S->R[r];
+  if (o->slot < 0 || o->slot >= X->nslots) return fail(S, "bad group call slot", r);
+  X->slot[o->slot] = -2;
+  return 1;
+}
+
+static int sim_SIGNAL(sim *S, int r, const sop *o) { return signal_step(S, r, o); }
+
+static int sim_AWAIT(sim *S, int r, const sop *o) { return await_step(S, r, o); }
+
+/* Local work: o->bytes at the reduction or the copy bandwidth. */
+static int sim_REDUCE(sim *S, int r, const sop *o) {
+  S->R[r].t += at((double)o->bytes, S->M->reduce_bw);
+  return 1;
+}
+
+static int sim_COMBINE(sim *S, int r, const sop *o) { return sim_REDUCE(S, r, o); }
+
+static int sim_COPY(sim *S, int r, const sop *o) {
+  S->R[r].t += at((double)o->bytes, S->M->copy_bw);
+  return 1;
+}
+
+static int sim_GET(sim *S, int r, const sop *o) { return sim_COPY(S, r, o); }
+
+/* Read in place: nothing to do until the GETs. */
+static int sim_OFFER(sim *S, int r, const sop *o) { return sim_NOP(S, r, o); }
+
+/* The handler of every opcode: a missing sim_<NAME> does not compile. */
+static const sim_step sim_steps[COLLC_OP_COUNT] = {
+#define SIM_ENTRY(name, flags, doc) [COLLC_OP_##name] = sim_##name,
+    COLLC_OPS(SIM_ENTRY)
+#undef SIM_ENTRY
+};
+
 /* Execute rank r's current operation: 1 done, 0 blocked, -1 failed. */
 static int step(sim *S, int r) {
-  srank *X = &S->R[r];
-  const sop *o = &X->ops[X->pc];
-  switch (o->op) {
-  case COLLC_OP_SEND:
-  case COLLC_OP_RECV: return post(S, r, o);
-  case COLLC_OP_WAIT: return wait_slots(S, r, o);
-  case COLLC_OP_ALLTOALL:
-    if (o->slot < 0 || o->slot >= X->nslots) return fail(S, "bad group call slot", r);
-    X->slot[o->slot] = -2;
-    return 1;
-  case COLLC_OP_SIGNAL: return signal_step(S, r, o);
-  case COLLC_OP_AWAIT: return await_step(S, r, o);
-  case COLLC_OP_REDUCE:
-  case COLLC_OP_COMBINE: X->t += at((double)o->bytes, S->M->reduce_bw); return 1;
-  case COLLC_OP_COPY:
-  case COLLC_OP_GET: X->t += at((double)o->bytes, S->M->copy_bw); return 1;
-  default: return 1; /* OFFER: read in place, nothing to do until the GETs */
-  }
+  const sop *o = &S->R[r].ops[S->R[r].pc];
+  if (o->op >= COLLC_OP_COUNT) return fail(S, "unknown opcode", r);
+  return sim_steps[o->op](S, r, o);
 }
 
 /* Run rank r from the heap until it ends, blocks, or passes the next
@@ -515,6 +552,7 @@ static int setup(sim *S, const collc_spec *s, const sim_params *M, sim_report *R
   memset(S, 0, sizeof *S);
   S->s = s, S->M = M, S->L = s->layout, S->p = s->p, S->rep = R;
   if (s->layout && s->layout->p != s->p) return fail(S, "layout does not match p", 0);
+  if (!coll_desc_of(s->coll)) return fail(S, "unknown collective", 0);
   S->R = calloc((size_t)s->p, sizeof *S->R);
   S->out_free = calloc((size_t)nodes, sizeof(double));
   S->in_free = calloc((size_t)nodes, sizeof(double));
@@ -594,22 +632,7 @@ int sim_best(const collc_spec *s, const char *const cand[], const sim_params *M,
   return best;
 }
 
-/* (simulate.h) Recursive doubling is recexch's all-'*' steps of p's prime
- * factors, Rabenseifner its default list (reduce-scatter halving,
- * allgather doubling). */
 const char *sim_native_model(const collc_spec *s, char *buf, size_t len) {
-  int per_block = s->coll == COLLC_COLL_ALLTOALL || s->coll == COLLC_COLL_ALLGATHER;
-  long long b = per_block ? s->unit_bytes : s->count * s->unit_bytes;
-  switch (s->coll) {
-  case COLLC_COLL_ALLTOALL: return b <= 256 && s->p >= 8 ? "bruck" : b <= 32768 ? "linear" : "pairwise";
-  case COLLC_COLL_ALLREDUCE:
-    if (b > 2048) return "recexch";
-    size_t n = (size_t)snprintf(buf, len, "recexch:");
-    for (int q = s->p, f = 2; q > 1 && n < len; f++)
-      for (; q % f == 0 && n < len; q /= f) n += (size_t)snprintf(buf + n, len - n, "%s*%d", q == s->p ? "" : ",", f);
-    return buf;
-  case COLLC_COLL_REDUCE_SCATTER_BLOCK:
-  case COLLC_COLL_ALLGATHER: return "recexch";
-  default: return "tree";
-  }
+  const coll_desc *d = coll_desc_of(s->coll);
+  return d ? d->native_model(s, buf, len) : NULL;
 }

@@ -78,12 +78,9 @@ int sim_programs(const collc_spec *s, collc_prog *const progs[], const sim_param
 int sim_best(const collc_spec *s, const char *const cand[], const sim_params *M, double *t);
 
 /* The MPI library's own algorithm for s, as one of ours (for the native
- * candidate: its cost model), after MPICH's documented defaults, which
- * Open MPI's tuned rules follow in kind: all-to-all Bruck up to 256 B per
- * block (p >= 8), then all posted at once up to 32 KB, then pairwise;
- * allreduce recursive doubling up to 2 KB, then Rabenseifner;
- * reduce_scatter_block recursive halving; allgather recursive doubling;
- * reduce and bcast a binomial tree. Returns a constant or buf. */
+ * candidate: its cost model): the native_model of its collective's row,
+ * after MPICH's documented defaults (src/ir/coll.c). Returns a constant or
+ * buf; NULL for an unknown collective. */
 const char *sim_native_model(const collc_spec *s, char *buf, size_t len);
 
 #endif

@@ -268,13 +268,11 @@ static int new_req(vstate *V, int r, int complete) {
   return q;
 }
 
-/* Post the SEND/RECV at rank r's pc; match it if its partner is waiting. */
-static void post(vstate *V, int r) {
-  vrank *X = &V->R[r];
-  const collc_instr *I = &X->P->ins[X->pc];
-  int is_send = I->op == COLLC_OP_SEND;
+/* Post the SEND (is_send) or RECV I at rank r's pc; match it if its
+ * partner is waiting. */
+static void post(vstate *V, int r, const collc_instr *I, int is_send) {
   int q = new_req(V, r, 0);
-  hazard(V, r, X->pc, is_send ? I->src : I->dst, is_send ? H_START_READ : H_START_WRITE);
+  hazard(V, r, V->R[r].pc, is_send ? I->src : I->dst, is_send ? H_START_READ : H_START_WRITE);
   int src = is_send ? r : I->peer, dst = is_send ? I->peer : r;
   int64_t key = (int64_t)dst * V->p + src;
   int m = is_send ? pop(V, V->rq, V->rqt, key) : pop(V, V->sq, V->sqt, key);
@@ -380,9 +378,11 @@ static int arrive(vstate *V, int r) {
   return 1;
 }
 
-/* A local instruction (COPY, REDUCE, COMBINE) of rank r: no source may
- * overlap the destination or race a request; then dst = src (op src2|dst). */
-static void local_op(vstate *V, int r, const collc_instr *I) {
+/* The common part of local instruction I (COPY, REDUCE, COMBINE, OFFER) of
+ * rank r: no source may overlap the destination or race a request, and
+ * sources and destination agree in size. Leaves src's unit indices in
+ * V->xa, dst's in V->xb; returns their count, or -1 (reported). */
+static int64_t local_units(vstate *V, int r, const collc_instr *I) {
   vrank *X = &V->R[r];
   int f = ops_flags(I->op);
   hazard(V, r, X->pc, I->src, H_START_READ);
@@ -392,30 +392,22 @@ static void local_op(vstate *V, int r, const collc_instr *I) {
   if (f & OPF_READS2) hazard(V, r, X->pc, I->src2, H_END_READ);
   if (!in_bounds(V, r, I->src) || !in_bounds(V, r, I->dst) ||
       ((f & OPF_READS2) && !in_bounds(V, r, I->src2)))
-    return;
+    return -1;
   int64_t n = expand(X->P, I->src, V->xa), nd = expand(X->P, I->dst, V->xb);
   if (n != nd) {
     verr(V, "rank %d addr %d: %lld units into %lld", r, X->pc, (long long)n, (long long)nd);
-    return;
+    return -1;
   }
-  vtok *s = X->tok[I->src.buf], *d = X->tok[I->dst.buf];
-  if (I->op == COLLC_OP_COMBINE) { /* d = s op s2: s2's units into xb's place */
-    const vtok *s2 = X->tok[I->src2.buf];
-    int64_t *x2 = malloc((size_t)(n + 1) * sizeof *x2);
-    if (!x2) {
-      verr(V, "out of memory");
-      return;
-    }
-    expand(X->P, I->src2, x2);
-    for (int64_t i = 0; i < n; i++) d[V->xb[i]] = tok_concat(s[V->xa[i]], s2[x2[i]]);
-    free(x2);
-  } else {
-    for (int64_t i = 0; i < n; i++) /* (COPY, OFFER: a copy) */
-      d[V->xb[i]] = I->op == COLLC_OP_REDUCE ? tok_concat(s[V->xa[i]], d[V->xb[i]]) : s[V->xa[i]];
-  }
-  for (int64_t i = 0; i < n && I->op != COLLC_OP_COPY && I->op != COLLC_OP_OFFER; i++)
+  return n;
+}
+
+/* After reduction I of rank r: none of its n destination units (V->xb)
+ * may be undefined (a reduction of data never received). */
+static void check_defined(vstate *V, int r, const collc_instr *I, int64_t n) {
+  const vtok *d = V->R[r].tok[I->dst.buf];
+  for (int64_t i = 0; i < n; i++)
     if (d[V->xb[i]].n == 0) {
-      verr(V, "rank %d addr %d: %s of undefined data", r, X->pc, ops_name(I->op));
+      verr(V, "rank %d addr %d: %s of undefined data", r, V->R[r].pc, ops_name(I->op));
       return;
     }
 }
@@ -579,6 +571,105 @@ static int end_run(vstate *V, int r) {
   return 1;
 }
 
+/* What an instruction's handler did: rank r must wait at it; it is done
+ * (go on to the next); or a group call ran, which moved all its members. */
+enum { V_BLOCKED = 0, V_NEXT, V_GROUP };
+
+/* Handlers, one per opcode (the table below): instruction I at rank r's
+ * pc, applied to the symbolic state; V_BLOCKED, V_NEXT or V_GROUP. */
+typedef int (*vstep)(vstate *V, int r, const collc_instr *I);
+
+static int verify_NOP(vstate *V, int r, const collc_instr *I) {
+  (void)V, (void)r, (void)I;
+  return V_NEXT;
+}
+
+static int verify_SEND(vstate *V, int r, const collc_instr *I) {
+  post(V, r, I, 1);
+  return V_NEXT;
+}
+
+static int verify_RECV(vstate *V, int r, const collc_instr *I) {
+  post(V, r, I, 0);
+  return V_NEXT;
+}
+
+static int verify_WAIT(vstate *V, int r, const collc_instr *I) {
+  (void)I;
+  return try_wait(V, r) ? V_NEXT : V_BLOCKED;
+}
+
+/* dst = src. */
+static int verify_COPY(vstate *V, int r, const collc_instr *I) {
+  int64_t n = local_units(V, r, I);
+  if (n < 0) return V_NEXT;
+  vtok *s = V->R[r].tok[I->src.buf], *d = V->R[r].tok[I->dst.buf];
+  for (int64_t i = 0; i < n; i++) d[V->xb[i]] = s[V->xa[i]];
+  return V_NEXT;
+}
+
+/* dst = src op dst. */
+static int verify_REDUCE(vstate *V, int r, const collc_instr *I) {
+  int64_t n = local_units(V, r, I);
+  if (n < 0) return V_NEXT;
+  vtok *s = V->R[r].tok[I->src.buf], *d = V->R[r].tok[I->dst.buf];
+  for (int64_t i = 0; i < n; i++) d[V->xb[i]] = tok_concat(s[V->xa[i]], d[V->xb[i]]);
+  check_defined(V, r, I, n);
+  return V_NEXT;
+}
+
+/* dst = src op src2: src2's units pair with src's in message order. */
+static int verify_COMBINE(vstate *V, int r, const collc_instr *I) {
+  vrank *X = &V->R[r];
+  int64_t n = local_units(V, r, I);
+  if (n < 0) return V_NEXT;
+  const vtok *s = X->tok[I->src.buf], *s2 = X->tok[I->src2.buf];
+  vtok *d = X->tok[I->dst.buf];
+  int64_t *x2 = malloc((size_t)(n + 1) * sizeof *x2);
+  if (!x2) {
+    verr(V, "out of memory");
+    return V_NEXT;
+  }
+  expand(X->P, I->src2, x2);
+  for (int64_t i = 0; i < n; i++) d[V->xb[i]] = tok_concat(s[V->xa[i]], s2[x2[i]]);
+  free(x2);
+  check_defined(V, r, I, n);
+  return V_NEXT;
+}
+
+static int verify_ALLTOALL(vstate *V, int r, const collc_instr *I) {
+  (void)I;
+  return arrive(V, r) ? V_GROUP : V_BLOCKED;
+}
+
+static int verify_SIGNAL(vstate *V, int r, const collc_instr *I) {
+  shm_signal(V, r, I);
+  return V_NEXT;
+}
+
+static int verify_AWAIT(vstate *V, int r, const collc_instr *I) {
+  return shm_await(V, r, I) ? V_NEXT : V_BLOCKED;
+}
+
+/* A copy into the slot (the executor may make it), tagged with its source. */
+static int verify_OFFER(vstate *V, int r, const collc_instr *I) {
+  verify_COPY(V, r, I);
+  offer(V, r, I);
+  return V_NEXT;
+}
+
+static int verify_GET(vstate *V, int r, const collc_instr *I) {
+  remote_get(V, r, I);
+  return V_NEXT;
+}
+
+/* The handler of every opcode: a missing verify_<NAME> does not compile. */
+static const vstep verify_step[COLLC_OP_COUNT] = {
+#define VERIFY_ENTRY(name, flags, doc) [COLLC_OP_##name] = verify_##name,
+    COLLC_OPS(VERIFY_ENTRY)
+#undef VERIFY_ENTRY
+};
+
 /* Run rank r until it blocks or ends; returns 1 if anything advanced. */
 static int run_rank(vstate *V, int r) {
   vrank *X = &V->R[r];
@@ -587,44 +678,16 @@ static int run_rank(vstate *V, int r) {
     if (X->pc == X->P->nins && !end_run(V, r)) break;
     if (X->pc == X->P->nins) continue; /* (an empty program) */
     const collc_instr *I = &X->P->ins[X->pc];
-    switch (I->op) {
-    case COLLC_OP_SEND:
-    case COLLC_OP_RECV: post(V, r); break;
-    case COLLC_OP_WAIT:
-      if (!try_wait(V, r)) return moved;
-      break;
-    case COLLC_OP_OFFER: /* (a copy into the slot, as the executor may make it) */
-      local_op(V, r, I);
-      offer(V, r, I);
-      break;
-    case COLLC_OP_COPY:
-    case COLLC_OP_REDUCE:
-    case COLLC_OP_COMBINE: local_op(V, r, I); break;
-    case COLLC_OP_GET: remote_get(V, r, I); break;
-    case COLLC_OP_ALLTOALL: return arrive(V, r) || moved;
-    case COLLC_OP_SIGNAL: shm_signal(V, r, I); break;
-    case COLLC_OP_AWAIT:
-      if (!shm_await(V, r, I)) return moved;
-      break;
-    default: break;
-    }
+    int rc = V_NEXT;
+    if (I->op < COLLC_OP_COUNT) rc = verify_step[I->op](V, r, I);
+    else verr(V, "rank %d addr %d: unknown opcode %d", r, X->pc, I->op);
+    if (rc == V_BLOCKED) return moved;
+    if (rc == V_GROUP) return 1;
     X->pc++;
     moved = 1;
   }
   X->done = 1;
   return moved;
-}
-
-/* Where rank r's input lies: buffer, first unit, units. */
-static void input_region(const collc_spec *s, int r, int *buf, int64_t *off, int64_t *units) {
-  collc_spec sr = spec_rank(s, r);
-  collc_prog probe;
-  memset(&probe, 0, sizeof probe);
-  probe.spec = sr;
-  *buf = sr.in_place || sr.coll == COLLC_COLL_BCAST ? BUF_RECV : BUF_SEND;
-  *off = sr.coll == COLLC_COLL_ALLGATHER && *buf == BUF_RECV ? r : 0;
-  *units = sr.coll == COLLC_COLL_ALLGATHER ? 1 : prog_buf_units(&probe, *buf);
-  if (sr.coll == COLLC_COLL_BCAST && r != sr.root) *units = 0; /* only the root's is input */
 }
 
 /* Leaf id of unit u of rank q's input in run e. */
@@ -635,11 +698,9 @@ static int64_t leaf_id(const vstate *V, int e, int q, int64_t u) {
 /* Fill rank r's input with the leaf tokens of its current run. */
 static void set_inputs(vstate *V, int r) {
   vrank *X = &V->R[r];
-  int in;
-  int64_t off, units;
-  input_region(&X->P->spec, r, &in, &off, &units);
-  for (int64_t u = 0; u < units && off + u < X->n[in]; u++)
-    X->tok[in][off + u] = tok_leaf(leaf_id(V, X->epoch, r, u));
+  coll_region in = coll_desc_of(X->P->spec.coll)->input(&X->P->spec, r);
+  for (int64_t u = 0; u < in.units && in.off + u < X->n[in.buf]; u++)
+    X->tok[in.buf][in.off + u] = tok_leaf(leaf_id(V, X->epoch, r, u));
   for (int b = BUF_SEND; V->remote && b < BUF_COUNT; b++) /* a new run: fresh buffers */
     for (int64_t u = 0; b != BUF_SHM && u < X->n[b]; u++) {
       X->pw[b][u] = X->vc[r];
@@ -730,10 +791,11 @@ static void free_state(vstate *V, int own_programs) {
  * when progs is NULL); 0 or -1. */
 static int setup(vstate *V, const collc_spec *s, const collc_choice *c,
                  collc_prog *const progs[]) {
-  int p = V->p = s->p, buf;
+  int p = V->p = s->p;
   size_t pp = (size_t)p * (size_t)p;
-  int64_t off;
-  input_region(s, s->root, &buf, &off, &V->U);
+  const coll_desc *d = coll_desc_of(s->coll);
+  if (!d) return verr(V, "unknown collective %d", s->coll), -1;
+  V->U = d->input(s, s->root).units;
   V->R = calloc((size_t)p, sizeof *V->R);
   V->sq = malloc(pp * sizeof(int)), V->sqt = malloc(pp * sizeof(int));
   V->rq = malloc(pp * sizeof(int)), V->rqt = malloc(pp * sizeof(int));
@@ -752,7 +814,7 @@ static int setup(vstate *V, const collc_spec *s, const collc_choice *c,
     }
   }
   for (int r = 0; r < p; r++)
-    for (int a = 0; a < V->R[r].P->nins; a++) V->remote |= V->R[r].P->ins[a].op == COLLC_OP_GET;
+    for (int a = 0; a < V->R[r].P->nins; a++) V->remote |= (ops_flags(V->R[r].P->ins[a].op) & OPF_REMOTE) != 0;
   if (setup_nodes(V)) return -1;
   for (int r = 0; r < p; r++) {
     if (setup_rank(V, r)) return -1;
@@ -777,21 +839,15 @@ static vtok *folds(vstate *V, const collc_spec *s, int ep) {
   return f;
 }
 
-/* What RECV unit u of rank r must hold after run ep, per collective (fold:
- * see folds()). Returns 0 if r's RECV is not output (reduce, non-root). */
+/* What RECV unit u of rank r must hold after run ep, as the collective's
+ * row says (fold: see folds()). Returns 0 if the unit is not part of the
+ * result (reduce off the root, reduce_scatter_block's other blocks). */
 static int expected(const vstate *V, const collc_spec *s, const vtok *fold, int ep, int r,
                     int64_t u, vtok *want) {
-  switch (s->coll) {
-  case COLLC_COLL_ALLTOALL: *want = tok_leaf(leaf_id(V, ep, (int)u, r)); return 1;
-  case COLLC_COLL_ALLGATHER: *want = tok_leaf(leaf_id(V, ep, (int)u, 0)); return 1;
-  case COLLC_COLL_BCAST: *want = tok_leaf(leaf_id(V, ep, s->root, u)); return 1;
-  case COLLC_COLL_REDUCE:
-    if (r != s->root) return 0;
-    /* fall through */
-  case COLLC_COLL_ALLREDUCE: *want = fold[u]; return 1;
-  case COLLC_COLL_REDUCE_SCATTER_BLOCK: *want = fold[r * s->count + u]; return 1;
-  default: return 0;
-  }
+  coll_want w = coll_desc_of(s->coll)->expect(s, r, u);
+  if (w.kind == COLL_NOT_RESULT) return 0;
+  *want = w.kind == COLL_LEAF ? tok_leaf(leaf_id(V, ep, w.rank, w.unit)) : fold[w.unit];
+  return 1;
 }
 
 /* Describe token t into buf for error messages. */
@@ -811,7 +867,7 @@ static const char *describe(const vstate *V, vtok t, char *buf, size_t len) {
 static void check_rank(vstate *V, int r) {
   const collc_spec *s = &V->R[r].P->spec;
   int ordered = !(coll_reduces(s->coll) && s->commutative), ep = V->R[r].epoch;
-  int64_t n = s->coll == COLLC_COLL_REDUCE_SCATTER_BLOCK ? s->count : V->R[r].n[BUF_RECV];
+  int64_t n = V->R[r].n[BUF_RECV];
   vtok *fold = folds(V, s, ep);
   if (V->late[0] && V->late_at < (int64_t)ep * V->p + r) return;
   if (coll_reduces(s->coll) && !fold) {

@@ -96,7 +96,8 @@ void explain_print_times(const collc_prog *P, int flags, const double *t, FILE *
   const collc_spec *sp = &P->spec;
   fprintf(out, "%s %s p=%d rank=%d count=%lld%s", coll_name(sp->coll), P->algo, sp->p,
           sp->rank, (long long)sp->count, sp->in_place ? " in_place" : "");
-  if (sp->coll == COLLC_COLL_REDUCE || sp->coll == COLLC_COLL_BCAST)
+  const coll_desc *d = coll_desc_of(sp->coll);
+  if (d && d->rooted)
     fprintf(out, " root=%d", sp->root);
   if (coll_reduces(sp->coll)) fprintf(out, "%s", sp->commutative ? " commutative" : " noncommutative");
   if (sp->layout)

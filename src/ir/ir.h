@@ -20,26 +20,27 @@
 #include "ops.h"
 #include "layout.h"
 
-/* Collectives, defined once: X(enum suffix, name, reduces). Units of the
- * buffers (prog_buf_units): all-to-all and allgather count in blocks (one
- * block = the elements one rank sends another), the others in elements. */
-#define COLLC_COLLS(X)                                    \
-  X(ALLTOALL, "alltoall", 0)                              \
-  X(ALLGATHER, "allgather", 0)                            \
-  X(ALLREDUCE, "allreduce", 1)                            \
-  X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block", 1)      \
-  X(REDUCE, "reduce", 1)                                  \
-  X(BCAST, "bcast", 0)
+/* Collectives, defined once: X(enum suffix). What each one means is its
+ * row, coll_<SUFFIX> in coll.c (coll_desc below); a collective without a
+ * row does not compile. */
+#define COLLC_COLLS(X)    \
+  X(ALLTOALL)             \
+  X(ALLGATHER)            \
+  X(ALLREDUCE)            \
+  X(REDUCE_SCATTER_BLOCK) \
+  X(REDUCE)               \
+  X(BCAST)
 
 enum collc_coll {
-#define COLLC_COLL_ENUM(e, name, reduces) COLLC_COLL_##e,
+#define COLLC_COLL_ENUM(e) COLLC_COLL_##e,
   COLLC_COLLS(COLLC_COLL_ENUM)
 #undef COLLC_COLL_ENUM
   COLLC_COLL_COUNT
 };
 
 /* Collective name ("alltoall") or NULL; name -> enum, -1 if unknown;
- * whether it combines data with an operation. */
+ * whether it combines data with an operation (0 if unknown). Thin
+ * accessors of the rows (coll_desc_of). */
 const char *coll_name(int coll);
 int coll_from_name(const char *name);
 int coll_reduces(int coll);
@@ -124,9 +125,67 @@ typedef struct collc_prog {
   char errmsg[160];
 } collc_prog;
 
-/* The spec of rank r: reduce is in place only at its root (elsewhere
- * MPI_IN_PLACE is not allowed and sendbuf is the input). */
+/* The spec of rank r, after its collective's in-place rules: reduce is in
+ * place only at its root (elsewhere MPI_IN_PLACE is not allowed and
+ * sendbuf is the input), bcast always (its input is the root's RECV). */
 collc_spec spec_rank(const collc_spec *s, int r);
+
+/* ---- what each collective means (coll.c) ----
+ * One row per collective holds everything the pure layers need to know
+ * about it; nothing else asks which collective a spec is. Units: of the
+ * buffers (prog_buf_units): blocks (one block = the elements one rank
+ * sends another) where per_block, else elements. Functions take the
+ * collective's spec s; where they take a rank r, s->rank is ignored. */
+
+/* Where a rank's input lies: units [off, off+units) of buffer buf. */
+typedef struct {
+  int buf; /* BUF_SEND, or BUF_RECV in place */
+  int64_t off, units;
+} coll_region;
+
+/* What one unit of a rank's result must hold (the verifier's oracle). */
+enum { COLL_NOT_RESULT = 0, COLL_LEAF, COLL_FOLD };
+typedef struct {
+  int kind;     /* COLL_NOT_RESULT: not part of the result (no check);
+                   COLL_LEAF: unit `unit` of rank `rank`'s input;
+                   COLL_FOLD: input unit `unit` of every rank, combined in rank order */
+  int rank;
+  int64_t unit;
+} coll_want;
+
+typedef struct {
+  const char *name;     /* "alltoall": COLLC_<NAME> variables, tools, wisdom files */
+  int reduces;          /* combines data with an operation (op, commutativity) */
+  int rooted;           /* has a root (spec.root) */
+  int per_block;        /* units are blocks of count elements, else elements (bytes
+                           per unit = elements per block x element size) */
+  int in_place_at_root; /* in place only at the root (reduce) */
+  int always_in_place;  /* the input is in RECV on every rank (bcast) */
+  int elem_may_differ;  /* ranks may type the same bytes with elements of different
+                           sizes (bcast: only the bytes must agree) */
+  /* Units of the input (SEND, or RECV in place), of RECV (in place: large
+   * enough for the input too), and of the whole vector the collective
+   * works on (what one rank holds at its widest: the in-place RECV). */
+  int64_t (*input_units)(const collc_spec *s);
+  int64_t (*output_units)(const collc_spec *s);
+  int64_t (*vector_units)(const collc_spec *s);
+  /* Where rank r's input lies. */
+  coll_region (*input)(const collc_spec *s, int r);
+  /* What unit u of rank r's RECV must hold after the call. */
+  coll_want (*expect)(const collc_spec *s, int r, int64_t u);
+  const char *shm_inner; /* shm's default message-passing algorithm */
+  const char *hier_net;  /* hier's default algorithm between nodes; NULL: hier has no
+                            inter-node sub-collective (takes no net=) */
+  /* The MPI library's own algorithm for s as one of ours (the simulator's
+   * native model, simulate.h: sim_native_model); a constant or buf. */
+  const char *(*native_model)(const collc_spec *s, char *buf, size_t len);
+  /* Algorithms the simulator's default rule compares, NULL-terminated, in
+   * order of preference on equal prediction. */
+  const char *const *sim_candidates;
+} coll_desc;
+
+/* The row of collective coll, or NULL if coll is not one. */
+const coll_desc *coll_desc_of(int coll);
 
 /* ---- builder (program.c) ---- */
 

@@ -28,32 +28,6 @@ const char *ops_doc(int op) {
   return op >= 0 && op < COLLC_OP_COUNT ? ops_table[op].doc : NULL;
 }
 
-static const char *const coll_names[] = {
-#define COLLC_COLL_NAME(e, name, reduces) name,
-    COLLC_COLLS(COLLC_COLL_NAME)
-#undef COLLC_COLL_NAME
-};
-
-static const int coll_reduce_flags[] = {
-#define COLLC_COLL_RED(e, name, reduces) reduces,
-    COLLC_COLLS(COLLC_COLL_RED)
-#undef COLLC_COLL_RED
-};
-
-int coll_reduces(int coll) {
-  return coll >= 0 && coll < COLLC_COLL_COUNT ? coll_reduce_flags[coll] : 0;
-}
-
-const char *coll_name(int coll) {
-  return coll >= 0 && coll < COLLC_COLL_COUNT ? coll_names[coll] : NULL;
-}
-
-int coll_from_name(const char *name) {
-  for (int c = 0; c < COLLC_COLL_COUNT; c++)
-    if (strcmp(name, coll_names[c]) == 0) return c;
-  return -1;
-}
-
 const char *buf_name(int buf) {
   static const char *const names[BUF_COUNT] = {"-", "SEND", "RECV", "TMP", "SHM"};
   return buf >= 0 && buf < BUF_COUNT ? names[buf] : "?";
@@ -84,45 +58,20 @@ void prog_fail(collc_prog *P, int err, const char *fmt, ...) {
 }
 
 collc_spec spec_rank(const collc_spec *s, int r) {
+  const coll_desc *d = coll_desc_of(s->coll);
   collc_spec t = *s;
   t.rank = r;
-  if (t.coll == COLLC_COLL_REDUCE && r != t.root) t.in_place = 0;
-  if (t.coll == COLLC_COLL_BCAST) t.in_place = 1;
+  if (d && d->in_place_at_root && r != t.root) t.in_place = 0;
+  if (d && d->always_in_place) t.in_place = 1;
   return t;
-}
-
-/* Units of the input (SEND, or RECV in place) per collective. */
-static int64_t input_units(const collc_spec *s) {
-  switch (s->coll) {
-  case COLLC_COLL_ALLTOALL: return s->p;
-  case COLLC_COLL_ALLGATHER: return 1;
-  case COLLC_COLL_REDUCE_SCATTER_BLOCK: return s->p * s->count;
-  case COLLC_COLL_REDUCE:
-  case COLLC_COLL_ALLREDUCE:
-  case COLLC_COLL_BCAST: return s->count;
-  default: return 0;
-  }
-}
-
-/* Units of the output RECV per collective (in place: large enough for the
- * input too). */
-static int64_t output_units(const collc_spec *s) {
-  switch (s->coll) {
-  case COLLC_COLL_ALLTOALL:
-  case COLLC_COLL_ALLGATHER: return s->p;
-  case COLLC_COLL_REDUCE_SCATTER_BLOCK: return s->in_place ? s->p * s->count : s->count;
-  case COLLC_COLL_REDUCE: return s->rank == s->root ? s->count : 0;
-  case COLLC_COLL_ALLREDUCE:
-  case COLLC_COLL_BCAST: return s->count;
-  default: return 0;
-  }
 }
 
 int64_t prog_buf_units(const collc_prog *P, int buf) {
   const collc_spec *s = &P->spec;
+  const coll_desc *d = coll_desc_of(s->coll); /* (NULL: prog_finalize fails) */
   switch (buf) {
-  case BUF_SEND: return s->in_place || s->coll == COLLC_COLL_BCAST ? 0 : input_units(s);
-  case BUF_RECV: return output_units(s);
+  case BUF_SEND: return !d || s->in_place || d->always_in_place ? 0 : d->input_units(s);
+  case BUF_RECV: return d ? d->output_units(s) : 0;
   case BUF_TMP: return P->tmp_units;
   case BUF_SHM: return P->shm_units;
   default: return 0;
@@ -339,8 +288,9 @@ static void check_opnd(collc_prog *P, int addr, collc_opnd o, int64_t span, cons
   }
   const collc_shape *S = &P->shapes[o.shape];
   int64_t lo, hi;
-  int ovf = __builtin_add_overflow(o.off, S->lo, &lo) | __builtin_add_overflow(o.off, span, &hi) |
-            __builtin_add_overflow(hi, S->hi, &hi);
+  int ovf = __builtin_add_overflow(o.off, S->lo, &lo);
+  ovf |= __builtin_add_overflow(o.off, span, &hi);
+  ovf |= __builtin_add_overflow(hi, S->hi, &hi);
   if (S->nunits > 0 && (ovf || lo < 0 || hi > prog_buf_units(P, o.buf)))
     prog_fail(P, COLLC_EINVAL, "addr %d: %s %s+%lld out of bounds (%lld units)", addr,
               which, buf_name(o.buf), (long long)o.off,
@@ -421,6 +371,8 @@ static void check_slots(collc_prog *P) {
 
 int prog_finalize(collc_prog *P) {
   prog_wait(P);
+  if (!coll_desc_of(P->spec.coll))
+    prog_fail(P, COLLC_EINVAL, "unknown collective %d", P->spec.coll);
   if (P->view) prog_fail(P, COLLC_EINVAL, "a view is still pushed");
   if (P->shm_units && (!P->spec.layout || P->spec.layout->p != P->spec.p))
     prog_fail(P, COLLC_EINVAL, "uses the node segment without a node layout");

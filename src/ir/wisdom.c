@@ -295,24 +295,60 @@ static int rebuild_shape(collc_prog *P, const parts *q, const header *H, int i) 
   return o.shape == i && o.off == 0 ? 0 : -1;
 }
 
+/* Replay handlers, one per opcode (the table below): instruction I through
+ * the builder; 0, or -1 when the builder never emits it. */
+typedef int (*rebuild_fn)(collc_prog *P, const collc_instr *I);
+
+static int rebuild_NOP(collc_prog *P, const collc_instr *I) {
+  (void)P, (void)I;
+  return -1;
+}
+
+static int rebuild_SEND(collc_prog *P, const collc_instr *I) {
+  return prog_send(P, I->peer, I->src), 0;
+}
+static int rebuild_RECV(collc_prog *P, const collc_instr *I) {
+  return prog_recv(P, I->peer, I->dst), 0;
+}
+static int rebuild_WAIT(collc_prog *P, const collc_instr *I) {
+  return (void)I, prog_wait(P), 0;
+}
+static int rebuild_COPY(collc_prog *P, const collc_instr *I) {
+  return prog_copy(P, I->src, I->dst), 0;
+}
+static int rebuild_REDUCE(collc_prog *P, const collc_instr *I) {
+  return prog_reduce(P, I->src, I->dst), 0;
+}
+static int rebuild_COMBINE(collc_prog *P, const collc_instr *I) {
+  return prog_combine(P, I->src, I->src2, I->dst), 0;
+}
+static int rebuild_ALLTOALL(collc_prog *P, const collc_instr *I) {
+  return prog_alltoall(P, I->peer, I->src, I->dst, I->n), 0;
+}
+static int rebuild_SIGNAL(collc_prog *P, const collc_instr *I) {
+  return prog_signal(P, I->n), 0;
+}
+static int rebuild_AWAIT(collc_prog *P, const collc_instr *I) {
+  return prog_await(P, I->peer, I->n), 0;
+}
+static int rebuild_OFFER(collc_prog *P, const collc_instr *I) {
+  return prog_offer(P, I->src, I->dst), 0;
+}
+/* (GET: its remote reads are bounded at run time by the owner's sizes.) */
+static int rebuild_GET(collc_prog *P, const collc_instr *I) {
+  return prog_get(P, I->peer, I->src, I->src2, I->dst), 0;
+}
+
+/* The handler of every opcode: a missing rebuild_<NAME> does not compile. */
+static const rebuild_fn rebuild_op[COLLC_OP_COUNT] = {
+#define REBUILD_ENTRY(name, flags, doc) [COLLC_OP_##name] = rebuild_##name,
+    COLLC_OPS(REBUILD_ENTRY)
+#undef REBUILD_ENTRY
+};
+
 /* Replay instruction I through the builder; 0 or -1 (not one it emits). */
 static int rebuild_instr(collc_prog *P, const collc_instr *I) {
-  switch (I->op) {
-  case COLLC_OP_SEND: prog_send(P, I->peer, I->src); return 0;
-  case COLLC_OP_RECV: prog_recv(P, I->peer, I->dst); return 0;
-  case COLLC_OP_WAIT: prog_wait(P); return 0;
-  case COLLC_OP_COPY: prog_copy(P, I->src, I->dst); return 0;
-  case COLLC_OP_REDUCE: prog_reduce(P, I->src, I->dst); return 0;
-  case COLLC_OP_COMBINE: prog_combine(P, I->src, I->src2, I->dst); return 0;
-  case COLLC_OP_ALLTOALL: prog_alltoall(P, I->peer, I->src, I->dst, I->n); return 0;
-  case COLLC_OP_SIGNAL: prog_signal(P, I->n); return 0;
-  case COLLC_OP_AWAIT: prog_await(P, I->peer, I->n); return 0;
-  case COLLC_OP_OFFER: prog_offer(P, I->src, I->dst); return 0;
-  case COLLC_OP_GET: /* (its remote reads are bounded at run time by the owner's sizes) */
-    prog_get(P, I->peer, I->src, I->src2, I->dst);
-    return 0;
-  default: return -1;
-  }
+  return I->op < COLLC_OP_COUNT ? rebuild_op[I->op](P, I) : -1;
 }
 
 /* memcmp that allows NULL for n == 0. */

@@ -6,8 +6,9 @@
  * ops.h. Covers shape normalisation and interning, prog_opnd_runs, shape_run
  * order, opnd_units, the sticky error, prog_finalize's checks (bounds, SEND
  * written, SEND read in place, COPY unit counts, peers, groups, slots),
- * ops_name/ops_flags/ops_doc, coll_name/coll_from_name, buf_name and
- * explain_opnd (exact strings, truncation). */
+ * ops_name/ops_flags/ops_doc, coll_name/coll_from_name, the collectives'
+ * rows (units, input regions, results), buf_name and explain_opnd (exact
+ * strings, truncation). */
 #include <stdlib.h>
 #include <string.h>
 #include "ir/ir.h"
@@ -385,6 +386,66 @@ static void test_names(void) {
   prog_free(Q);
 }
 
+/* The collectives' rows: complete, and the buffer sizes, input regions
+ * and results of p = 4, count = 3, root 2 as worked out by hand from the
+ * MPI standard (units: blocks for alltoall and allgather). */
+static void test_colls(void) {
+  static const struct {
+    int coll, in_place, rank;
+    int64_t send, recv, vec; /* prog_buf_units, vector_units */
+    int in_buf;
+    int64_t in_off, in_units; /* rank's input region */
+    int kind, want_rank;
+    int64_t want_unit; /* what RECV unit 1 of the rank holds */
+  } want[] = {
+      {COLLC_COLL_ALLTOALL, 0, 1, 4, 4, 4, BUF_SEND, 0, 4, COLL_LEAF, 1, 1},
+      {COLLC_COLL_ALLTOALL, 1, 3, 0, 4, 4, BUF_RECV, 0, 4, COLL_LEAF, 1, 3},
+      {COLLC_COLL_ALLGATHER, 0, 1, 1, 4, 4, BUF_SEND, 0, 1, COLL_LEAF, 1, 0},
+      {COLLC_COLL_ALLGATHER, 1, 3, 0, 4, 4, BUF_RECV, 3, 1, COLL_LEAF, 1, 0},
+      {COLLC_COLL_ALLREDUCE, 0, 1, 3, 3, 3, BUF_SEND, 0, 3, COLL_FOLD, 0, 1},
+      {COLLC_COLL_REDUCE_SCATTER_BLOCK, 0, 1, 12, 3, 12, BUF_SEND, 0, 12, COLL_FOLD, 0, 4},
+      {COLLC_COLL_REDUCE_SCATTER_BLOCK, 1, 1, 0, 12, 12, BUF_RECV, 0, 12, COLL_FOLD, 0, 4},
+      {COLLC_COLL_REDUCE, 1, 1, 3, 0, 3, BUF_SEND, 0, 3, COLL_NOT_RESULT, 0, 0},
+      {COLLC_COLL_REDUCE, 1, 2, 0, 3, 3, BUF_RECV, 0, 3, COLL_FOLD, 0, 1},
+      {COLLC_COLL_BCAST, 0, 1, 0, 3, 3, BUF_RECV, 0, 0, COLL_LEAF, 2, 1},
+      {COLLC_COLL_BCAST, 0, 2, 0, 3, 3, BUF_RECV, 0, 3, COLL_LEAF, 2, 1},
+  };
+  for (int c = 0; c < COLLC_COLL_COUNT; c++) {
+    const coll_desc *d = coll_desc_of(c);
+    CHECK(d && d->name && d->input_units && d->output_units && d->vector_units && d->input &&
+              d->expect && d->shm_inner && d->native_model && d->sim_candidates,
+          "collective %d: incomplete row", c);
+    CHECK(d && coll_reduces(c) == d->reduces && coll_name(c) == d->name, "accessors of %d", c);
+  }
+  CHECK(!coll_desc_of(-1) && !coll_desc_of(COLLC_COLL_COUNT) && !coll_reduces(COLLC_COLL_COUNT),
+        "coll_desc_of out of range");
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    collc_spec s = {.coll = want[i].coll, .p = 4, .count = 3, .unit_bytes = 8,
+                    .in_place = want[i].in_place, .root = 2};
+    s = spec_rank(&s, want[i].rank);
+    collc_prog *P = prog_new(&s);
+    const coll_desc *d = coll_desc_of(s.coll);
+    coll_region in = d->input(&s, s.rank);
+    coll_want w = d->expect(&s, s.rank, 1);
+    CHECK(P && prog_buf_units(P, BUF_SEND) == want[i].send &&
+              prog_buf_units(P, BUF_RECV) == want[i].recv && d->vector_units(&s) == want[i].vec,
+          "%s row %zu: buffer units", d->name, i);
+    CHECK(in.buf == want[i].in_buf && in.off == want[i].in_off && in.units == want[i].in_units,
+          "%s row %zu: input %s+%lld, %lld units", d->name, i, buf_name(in.buf),
+          (long long)in.off, (long long)in.units);
+    CHECK(w.kind == want[i].kind && (w.kind != COLL_LEAF || w.rank == want[i].want_rank) &&
+              (w.kind == COLL_NOT_RESULT || w.unit == want[i].want_unit),
+          "%s row %zu: RECV[1] is %d (rank %d unit %lld)", d->name, i, w.kind, w.rank,
+          (long long)w.unit);
+    prog_free(P);
+  }
+  collc_spec bad = {.coll = COLLC_COLL_COUNT, .p = 1};
+  collc_prog *P = prog_new(&bad);
+  CHECK(P && prog_finalize(P) == COLLC_EINVAL && strstr(P->errmsg, "unknown collective"),
+        "a program of an unknown collective finalizes");
+  prog_free(P);
+}
+
 /* Run every group of checks and print the summary. */
 int main(void) {
   test_normalise();
@@ -397,5 +458,6 @@ int main(void) {
   test_groups();
   test_ops();
   test_names();
+  test_colls();
   return unit_summary("ir");
 }

@@ -8,7 +8,8 @@
  * a size mismatch are reported, not timed; shared-memory plans (SIGNAL,
  * AWAIT, segment copies) run to the end; parameters parse and round-trip;
  * the candidate chooser picks the few-message plan when latency dominates
- * and the few-byte plan when bandwidth does. */
+ * and the few-byte plan when bandwidth does; every collective's defaults
+ * and candidates name its own algorithms. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,6 +270,27 @@ static void test_native_model(void) {
   CHECK(!strcmp(sim_native_model(&s, buf, sizeof buf), "recexch"), "2056 B");
 }
 
+/* Every collective's row names algorithms of that collective: its shm and
+ * hier defaults, its simulator candidates and native model; an unknown
+ * collective has none and parses nothing. */
+static void test_rows(void) {
+  char buf[256], why[200];
+  collc_choice c;
+  for (int k = 0; k < COLLC_COLL_COUNT; k++) {
+    const coll_desc *d = coll_desc_of(k);
+    collc_spec s = {.coll = k, .p = 8, .count = 4, .unit_bytes = 8};
+    const char *fixed[] = {d->shm_inner, d->hier_net, sim_native_model(&s, buf, sizeof buf)};
+    for (int i = 0; i < 3; i++)
+      CHECK(!fixed[i] || !choice_parse(k, fixed[i], &c, why, sizeof why), "%s: %s", d->name, why);
+    for (int i = 0; d->sim_candidates[i]; i++)
+      CHECK(!choice_parse(k, d->sim_candidates[i], &c, why, sizeof why), "%s: %s", d->name, why);
+  }
+  collc_spec s = {.coll = COLLC_COLL_COUNT, .p = 8, .count = 4, .unit_bytes = 8};
+  CHECK(!sim_native_model(&s, buf, sizeof buf), "unknown collective: a native model");
+  CHECK(choice_parse(COLLC_COLL_COUNT, "native", &c, why, sizeof why) == COLLC_EINVAL,
+        "unknown collective: parses");
+}
+
 int main(void) {
   test_recexch();
   test_contention();
@@ -280,5 +302,6 @@ int main(void) {
   test_too_large();
   test_native_model();
   test_best();
+  test_rows();
   return unit_summary("simulate");
 }

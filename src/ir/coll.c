@@ -1,0 +1,219 @@
+/* coll.c - what each collective means: one row (coll_desc, ir.h) per
+ * collective, and the functions its rows name.
+ *
+ * Adding a collective: its X(SUFFIX) in COLLC_COLLS, its row coll_SUFFIX
+ * here (the table below will not compile without it), its generators'
+ * registry rows, and its MPI entry points. */
+#include <stdio.h>
+#include <string.h>
+#include "ir.h"
+
+/* ---- buffer sizes in units ---- */
+
+static int64_t units_one(const collc_spec *s) {
+  (void)s;
+  return 1;
+}
+
+static int64_t units_p(const collc_spec *s) { return s->p; }
+
+static int64_t units_count(const collc_spec *s) { return s->count; }
+
+static int64_t units_p_count(const collc_spec *s) { return s->p * s->count; }
+
+/* reduce_scatter_block's RECV: its own block, or in place the whole input. */
+static int64_t units_rsb_out(const collc_spec *s) {
+  return s->in_place ? s->p * s->count : s->count;
+}
+
+/* reduce's RECV: the result at the root, nothing elsewhere. */
+static int64_t units_root_count(const collc_spec *s) {
+  return s->rank == s->root ? s->count : 0;
+}
+
+/* ---- where the input lies ---- */
+
+/* Every rank's whole input: SEND, or RECV from unit 0 in place. */
+static coll_region input_own(const collc_spec *s, int r) {
+  collc_spec t = spec_rank(s, r);
+  coll_region in = {t.in_place ? BUF_RECV : BUF_SEND, 0, coll_desc_of(t.coll)->input_units(&t)};
+  return in;
+}
+
+/* allgather: one block, in place already at its place r of RECV. */
+static coll_region input_allgather(const collc_spec *s, int r) {
+  coll_region in = input_own(s, r);
+  if (in.buf == BUF_RECV) in.off = r;
+  return in;
+}
+
+/* bcast: only the root's RECV is input. */
+static coll_region input_root(const collc_spec *s, int r) {
+  coll_region in = input_own(s, r);
+  if (r != s->root) in.units = 0;
+  return in;
+}
+
+/* ---- the result each unit must hold (the verifier's oracle) ---- */
+
+static coll_want leaf(int rank, int64_t unit) {
+  coll_want w = {COLL_LEAF, rank, unit};
+  return w;
+}
+
+static coll_want fold(int64_t unit) {
+  coll_want w = {COLL_FOLD, 0, unit};
+  return w;
+}
+
+static const coll_want not_result = {COLL_NOT_RESULT, 0, 0};
+
+/* Block u of r's RECV is block r of rank u's input. */
+static coll_want expect_alltoall(const collc_spec *s, int r, int64_t u) {
+  (void)s;
+  return leaf((int)u, r);
+}
+
+/* Block u is rank u's input block. */
+static coll_want expect_allgather(const collc_spec *s, int r, int64_t u) {
+  (void)s, (void)r;
+  return leaf((int)u, 0);
+}
+
+/* Element u is the root's element u. */
+static coll_want expect_bcast(const collc_spec *s, int r, int64_t u) {
+  (void)r;
+  return leaf(s->root, u);
+}
+
+/* Element u is element u of every rank's input combined. */
+static coll_want expect_allreduce(const collc_spec *s, int r, int64_t u) {
+  (void)s, (void)r;
+  return fold(u);
+}
+
+/* The same at the root; other ranks have no result. */
+static coll_want expect_reduce(const collc_spec *s, int r, int64_t u) {
+  return r == s->root ? fold(u) : not_result;
+}
+
+/* Element u of r's block r of the combined input (in place, the units
+ * after the first block are not result). */
+static coll_want expect_rsb(const collc_spec *s, int r, int64_t u) {
+  return u < s->count ? fold(r * s->count + u) : not_result;
+}
+
+/* ---- the native library's algorithms (the simulator's model) ----
+ * After MPICH's documented defaults, which Open MPI's tuned rules follow
+ * in kind: all-to-all Bruck up to 256 B per block (p >= 8), then all
+ * posted at once up to 32 KB, then pairwise; allreduce recursive doubling
+ * up to 2 KB (recexch's all-'*' steps of p's prime factors), then
+ * Rabenseifner (recexch's default list: reduce-scatter halving, allgather
+ * doubling); reduce_scatter_block recursive halving; allgather recursive
+ * doubling; reduce and bcast a binomial tree. */
+
+static const char *native_alltoall(const collc_spec *s, char *buf, size_t len) {
+  (void)buf, (void)len;
+  long long b = s->unit_bytes;
+  return b <= 256 && s->p >= 8 ? "bruck" : b <= 32768 ? "linear" : "pairwise";
+}
+
+static const char *native_allreduce(const collc_spec *s, char *buf, size_t len) {
+  if (s->count * s->unit_bytes > 2048) return "recexch";
+  size_t n = (size_t)snprintf(buf, len, "recexch:");
+  for (int q = s->p, f = 2; q > 1 && n < len; f++)
+    for (; q % f == 0 && n < len; q /= f)
+      n += (size_t)snprintf(buf + n, len - n, "%s*%d", q == s->p ? "" : ",", f);
+  return buf;
+}
+
+static const char *native_recexch(const collc_spec *s, char *buf, size_t len) {
+  (void)s, (void)buf, (void)len;
+  return "recexch";
+}
+
+static const char *native_tree(const collc_spec *s, char *buf, size_t len) {
+  (void)s, (void)buf, (void)len;
+  return "tree";
+}
+
+/* ---- the simulator's candidates ---- */
+
+static const char *const cand_alltoall[] = {"torus:d=2", "torus:d=3", "torus:d=4", "hier",
+                                            "bruck", "pairwise", "linear", NULL};
+static const char *const cand_allreduce[] = {"hier", "hier:node=tree", "recexch", "cyclic",
+                                             "tree", NULL};
+static const char *const cand_rsb[] = {"hier", "recexch", "cyclic", NULL};
+static const char *const cand_allgather[] = {"hier", "recexch", "cyclic", NULL};
+static const char *const cand_rooted[] = {"hier", "tree", NULL};
+
+/* ---- the rows ---- */
+
+static const coll_desc coll_ALLTOALL = {
+    .name = "alltoall", .per_block = 1,
+    .input_units = units_p, .output_units = units_p, .vector_units = units_p,
+    .input = input_own, .expect = expect_alltoall,
+    .shm_inner = "pairwise", .hier_net = NULL,
+    .native_model = native_alltoall, .sim_candidates = cand_alltoall};
+
+static const coll_desc coll_ALLGATHER = {
+    .name = "allgather", .per_block = 1,
+    .input_units = units_one, .output_units = units_p, .vector_units = units_p,
+    .input = input_allgather, .expect = expect_allgather,
+    .shm_inner = "recexch", .hier_net = NULL,
+    .native_model = native_recexch, .sim_candidates = cand_allgather};
+
+static const coll_desc coll_ALLREDUCE = {
+    .name = "allreduce", .reduces = 1,
+    .input_units = units_count, .output_units = units_count, .vector_units = units_count,
+    .input = input_own, .expect = expect_allreduce,
+    .shm_inner = "recexch", .hier_net = "recexch",
+    .native_model = native_allreduce, .sim_candidates = cand_allreduce};
+
+static const coll_desc coll_REDUCE_SCATTER_BLOCK = {
+    .name = "reduce_scatter_block", .reduces = 1,
+    .input_units = units_p_count, .output_units = units_rsb_out, .vector_units = units_p_count,
+    .input = input_own, .expect = expect_rsb,
+    .shm_inner = "recexch", .hier_net = NULL,
+    .native_model = native_recexch, .sim_candidates = cand_rsb};
+
+static const coll_desc coll_REDUCE = {
+    .name = "reduce", .reduces = 1, .rooted = 1, .in_place_at_root = 1,
+    .input_units = units_count, .output_units = units_root_count, .vector_units = units_count,
+    .input = input_own, .expect = expect_reduce,
+    .shm_inner = "tree", .hier_net = "tree",
+    .native_model = native_tree, .sim_candidates = cand_rooted};
+
+static const coll_desc coll_BCAST = {
+    .name = "bcast", .rooted = 1, .always_in_place = 1, .elem_may_differ = 1,
+    .input_units = units_count, .output_units = units_count, .vector_units = units_count,
+    .input = input_root, .expect = expect_bcast,
+    .shm_inner = "tree", .hier_net = "tree",
+    .native_model = native_tree, .sim_candidates = cand_rooted};
+
+/* Every collective's row: a missing coll_<SUFFIX> does not compile. */
+static const coll_desc *const coll_descs[COLLC_COLL_COUNT] = {
+#define COLLC_COLL_ROW(e) [COLLC_COLL_##e] = &coll_##e,
+    COLLC_COLLS(COLLC_COLL_ROW)
+#undef COLLC_COLL_ROW
+};
+
+const coll_desc *coll_desc_of(int coll) {
+  return coll >= 0 && coll < COLLC_COLL_COUNT ? coll_descs[coll] : NULL;
+}
+
+const char *coll_name(int coll) {
+  const coll_desc *d = coll_desc_of(coll);
+  return d ? d->name : NULL;
+}
+
+int coll_reduces(int coll) {
+  const coll_desc *d = coll_desc_of(coll);
+  return d ? d->reduces : 0;
+}
+
+int coll_from_name(const char *name) {
+  for (int c = 0; c < COLLC_COLL_COUNT; c++)
+    if (strcmp(name, coll_descs[c]->name) == 0) return c;
+  return -1;
+}
