@@ -176,7 +176,7 @@ static int resolve(collc_plan *pl, collc_opnd o, xopnd *x) {
 /* A group call's operand: the part type resized to the member stride. */
 static int resolve_tiled(collc_plan *pl, collc_opnd o, int64_t stride, xopnd *x) {
   int rc = resolve(pl, o, x);
-  MPI_Datatype part = x->type, tiled;
+  MPI_Datatype part = x->type, tiled = MPI_DATATYPE_NULL;
   if (!rc && x->count != 1) rc = PMPI_Type_contiguous(x->count, x->type, &part);
   if (!rc) rc = PMPI_Type_create_resized(part, 0, (MPI_Aint)stride * pl->u[kind_of(o.buf)].ext,
                                          &tiled);
@@ -383,19 +383,25 @@ int plan_create(collc_prog *P, const exec_bind *b, collc_plan **out) {
  * (MPI_Status *)1 and annotates the argument, which gcc mistakes for a
  * zero-size buffer. */
 static int waitall(int n, MPI_Request *req) {
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpragmas"
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
   return PMPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 }
 
 static int testall(int n, MPI_Request *req, int *flag) {
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpragmas"
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
   return PMPI_Testall(n, req, flag, MPI_STATUSES_IGNORE);
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 }
 
 /* Publish v in my flag of segment g. */

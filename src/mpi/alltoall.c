@@ -27,7 +27,8 @@ static int alltoall(const char *forced, const void *sb, int sc, MPI_Datatype st,
 int collc_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   pair_args a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL};
-  return dispatch_pair_default(COLLC_COLL_ALLTOALL, &a, comm, PMPI_Alltoall, native_alltoall, inative_alltoall);
+  return dispatch_pair_default(COLLC_COLL_ALLTOALL, &a, comm, PMPI_Alltoall, native_alltoall,
+                               inative_alltoall);
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

@@ -84,11 +84,10 @@ int dispatch_choose(const dispatch_call *d, const char *text, int forced, collc_
 /* The rank-independent key of call d (the selection text travels apart). */
 void dispatch_decision_key(const dispatch_call *d, decision_key *k) {
   const collc_spec *s = &d->spec;
-  int per_block = s->coll == COLLC_COLL_ALLTOALL || s->coll == COLLC_COLL_ALLGATHER;
   k->coll = s->coll, k->root = s->root;
   k->in_place = s->coll == COLLC_COLL_REDUCE ? 0 : s->in_place; /* reduce: the root's own business */
   k->commutative = s->commutative;
-  k->bytes = per_block ? s->unit_bytes : s->count * s->unit_bytes;
+  k->bytes = select_bytes(s);
   k->ext = k->text = 0; /* reductions: the type's (the same on every rank), which sizes the segment */
   if (coll_reduces(s->coll)) {
     MPI_Aint lb, ext, tlb, text;

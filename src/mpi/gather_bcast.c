@@ -64,7 +64,8 @@ static int bcast(const char *forced, void *buf, int n, MPI_Datatype t, int root,
 int collc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   pair_args a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL};
-  return dispatch_pair_default(COLLC_COLL_ALLGATHER, &a, comm, PMPI_Allgather, native_allgather, inative_allgather);
+  return dispatch_pair_default(COLLC_COLL_ALLGATHER, &a, comm, PMPI_Allgather, native_allgather,
+                               inative_allgather);
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

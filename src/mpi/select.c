@@ -97,7 +97,7 @@ static void detect_library(void) {
 }
 
 long long select_bytes(const collc_spec *s) {
-  if (s->coll == COLLC_COLL_ALLTOALL || s->coll == COLLC_COLL_ALLGATHER) return s->unit_bytes;
+  if (coll_desc_of(s->coll)->per_block) return s->unit_bytes;
   return s->count * s->unit_bytes;
 }
 

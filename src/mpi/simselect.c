@@ -19,24 +19,9 @@
 #include "../check/simulate.h"
 #include "../plan/config.h"
 
-/* Candidates per collective, in order of preference on equal prediction. */
-static const char *const cand_alltoall[] = {"torus:d=2", "torus:d=3", "torus:d=4", "hier",
-                                            "bruck", "pairwise", "linear", NULL};
-static const char *const cand_allreduce[] = {"hier", "hier:node=tree", "recexch", "cyclic",
-                                             "tree", NULL};
-static const char *const cand_rsb[] = {"hier", "recexch", "cyclic", NULL};
-static const char *const cand_allgather[] = {"hier", "recexch", "cyclic", NULL};
-static const char *const cand_rooted[] = {"hier", "tree", NULL};
-
-static const char *const *candidates(int coll) {
-  switch (coll) {
-  case COLLC_COLL_ALLTOALL: return cand_alltoall;
-  case COLLC_COLL_ALLREDUCE: return cand_allreduce;
-  case COLLC_COLL_REDUCE_SCATTER_BLOCK: return cand_rsb;
-  case COLLC_COLL_ALLGATHER: return cand_allgather;
-  default: return cand_rooted;
-  }
-}
+/* Candidates per collective (its row's, in order of preference on equal
+ * prediction). */
+static const char *const *candidates(int coll) { return coll_desc_of(coll)->sim_candidates; }
 
 /* Half decade of b (0 for b < 3.2 B). */
 static int bucket(long long b) {
