@@ -139,8 +139,9 @@ int state_priv(collc_state *st, MPI_Comm comm);
  * rank (persistent inits are collective), distinct from the blocking
  * interface's tags and from the other live ones (up to 30000). */
 int state_next_tag(collc_state *st);
-/* Keep st (its private and group communicators) alive while a persistent
- * request uses it, even past the user's MPI_Comm_free; unref releases. */
+/* Keep st (its private and group communicators) alive while a request
+ * uses it, even past the user's MPI_Comm_free; unref releases. Both under
+ * the request lock (request.h), which MPI_Comm_free's callback takes too. */
 void state_ref(collc_state *st);
 void state_unref(collc_state *st);
 /* Register an existing group communicator; takes ownership. */

@@ -42,6 +42,7 @@ struct preq {
   struct preq *fnext;          /* free list */
   struct preq *hnext;          /* hash chain */
   struct preq *anext, *aprev;  /* active list */
+  int busy;                    /* a thread runs it to its end outside the lock: others skip it */
 };
 
 #define NBUCKETS 1024
@@ -50,6 +51,25 @@ static preq *active;
 static atomic_int nactive;
 static atomic_int nlive;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The lock is taken only when MPI runs with MPI_THREAD_MULTIPLE: with any
+ * other level calls never overlap, and the lock would be pure cost. */
+static int threaded;
+static pthread_once_t threaded_once = PTHREAD_ONCE_INIT;
+
+static void threaded_read(void) {
+  int level = MPI_THREAD_SINGLE;
+  threaded = PMPI_Query_thread(&level) == MPI_SUCCESS && level == MPI_THREAD_MULTIPLE;
+}
+
+static void take(void) {
+  pthread_once(&threaded_once, threaded_read);
+  if (threaded) pthread_mutex_lock(&lock);
+}
+
+static void give(void) {
+  if (threaded) pthread_mutex_unlock(&lock);
+}
 
 /* Handles of destroyed requests, kept for reuse rather than freed: MPICH
  * 4.0.2 corrupts a freed inactive persistent receive's request object, and
@@ -88,8 +108,8 @@ static unsigned bucket(MPI_Request h) {
   return (unsigned)((k * 0x9E3779B97F4A7C15ull) >> 54) % NBUCKETS;
 }
 
-void req_lock(void) { pthread_mutex_lock(&lock); }
-void req_unlock(void) { pthread_mutex_unlock(&lock); }
+void req_lock(void) { take(); }
+void req_unlock(void) { give(); }
 int req_nactive(void) { return atomic_load_explicit(&nactive, memory_order_relaxed); }
 
 int request_busy(void) { return atomic_load_explicit(&nactive, memory_order_relaxed) > 0; }
@@ -171,12 +191,20 @@ void request_free_plan(req_plan *rp) {
   *rp = (req_plan){0};
 }
 
+/* Enter r under its handle (under lock). */
+static void table_add(preq *r) {
+  unsigned b = bucket(r->handle);
+  r->hnext = table[b];
+  table[b] = r;
+  atomic_fetch_add(&nlive, 1);
+}
+
 int request_create(const dispatch_call *d, int kind, req_plan *rp, int algo, long long bytes) {
   preq *r = calloc(1, sizeof *r);
   if (r && kind == REQ_PLAN && !(r->ctx = ctx_new())) free(r), r = NULL;
-  pthread_mutex_lock(&lock);
+  take();
   int rc = r ? handle_new(&r->handle) : MPI_ERR_NO_MEM;
-  pthread_mutex_unlock(&lock);
+  give();
   if (rc) {
     dispatch_call c = *d;
     request_free_types(&c);
@@ -190,16 +218,12 @@ int request_create(const dispatch_call *d, int kind, req_plan *rp, int algo, lon
   r->d = *d;
   r->d.request = NULL, r->d.hint = NULL, r->d.ck = NULL;
   r->nreq = MPI_REQUEST_NULL;
-  if (kind == REQ_PLAN && (r->st = state_get(d->comm, 0))) {
-    state_ref(r->st);
+  if (kind == REQ_PLAN && (r->st = state_get(d->comm, 0)))
     r->w = (exec_where){r->st->priv, r->rp.tag, r->rp.gdup, r->rp.seg};
-  }
-  pthread_mutex_lock(&lock);
-  unsigned b = bucket(r->handle);
-  r->hnext = table[b];
-  table[b] = r;
-  atomic_fetch_add(&nlive, 1);
-  pthread_mutex_unlock(&lock);
+  take();
+  if (r->st) state_ref(r->st); /* (under the lock, as every unref) */
+  table_add(r);
+  give();
   *d->request = r->handle;
   return MPI_SUCCESS;
 }
@@ -217,27 +241,20 @@ static preq *preq_new(void) {
   return calloc(1, sizeof *r);
 }
 
-/* Enter r under its handle (under lock). */
-static void table_add(preq *r) {
-  unsigned b = bucket(r->handle);
-  r->hnext = table[b];
-  table[b] = r;
-  atomic_fetch_add(&nlive, 1);
-}
 
 int request_nb(const dispatch_call *d, collc_state *st, collc_plan *pl, const MPI_Comm *gcomm,
                int excl, int algo, long long bytes) {
   int rc = MPI_SUCCESS;
+  take(); /* (other threads' progress completes the idup) */
   if (st->priv == MPI_COMM_NULL && st->priv_req == MPI_REQUEST_NULL) /* all ranks, this call */
     rc = PMPI_Comm_idup(d->comm, &st->priv_new, &st->priv_req);
   if (!rc && !st->nb_busy && !(st->nb_busy = calloc(2 * NB_TAGS, 1))) rc = MPI_ERR_NO_MEM;
-  pthread_mutex_lock(&lock);
   preq *r = rc ? NULL : preq_new();
   if (r && !r->ctx && !(r->ctx = ctx_new())) rc = MPI_ERR_NO_MEM;
   if (!rc) rc = r ? handle_new(&r->handle) : MPI_ERR_NO_MEM;
   if (rc) {
     if (r) r->fnext = freelist, freelist = r, nfree++;
-    pthread_mutex_unlock(&lock);
+    give();
     return rc;
   }
   int ng = plan_prog(pl)->ngroups;
@@ -260,17 +277,17 @@ int request_nb(const dispatch_call *d, collc_state *st, collc_plan *pl, const MP
   active_add(r);
   try_start(r);
   *d->ireq = r->handle;
-  pthread_mutex_unlock(&lock);
+  give();
   return MPI_SUCCESS;
 }
 
 int request_nb_done(const dispatch_call *d, int algo) {
-  pthread_mutex_lock(&lock);
+  take();
   preq *r = preq_new();
   int rc = r ? handle_new(&r->handle) : MPI_ERR_NO_MEM;
   if (rc) {
     if (r) r->fnext = freelist, freelist = r, nfree++;
-    pthread_mutex_unlock(&lock);
+    give();
     return rc;
   }
   r->kind = REQ_EMPTY, r->oneshot = 1, r->algo = algo, r->state = REQ_DONE;
@@ -279,20 +296,19 @@ int request_nb_done(const dispatch_call *d, int algo) {
   table_add(r);
   stats_add(d->spec.coll + COLLC_COLL_COUNT, algo, 0);
   *d->ireq = r->handle;
-  pthread_mutex_unlock(&lock);
+  give();
   return MPI_SUCCESS;
 }
 
 void request_quiesce(collc_state *st) {
-  if (st->excl_done == st->excl_next) return;
-  pthread_mutex_lock(&lock);
+  take();
   while (st->excl_done != st->excl_next) {
     req_progress();
-    pthread_mutex_unlock(&lock);
+    give();
     sched_yield();
-    pthread_mutex_lock(&lock);
+    take();
   }
-  pthread_mutex_unlock(&lock);
+  give();
 }
 
 /* Start r (under lock). An error starts nothing: r stays REQ_IDLE. */
@@ -334,19 +350,18 @@ static int priv_ready(collc_state *st) {
     return 0;
   st->priv = st->priv_new;
   PMPI_Comm_set_errhandler(st->priv, MPI_ERRORS_RETURN);
-  st->version++;
   return 1;
 }
 
 void request_priv_wait(collc_state *st) {
-  pthread_mutex_lock(&lock);
+  take();
   while (st->priv == MPI_COMM_NULL && st->priv_req != MPI_REQUEST_NULL && !priv_ready(st)) {
     req_progress();
-    pthread_mutex_unlock(&lock);
+    give();
     sched_yield();
-    pthread_mutex_lock(&lock);
+    take();
   }
-  pthread_mutex_unlock(&lock);
+  give();
 }
 
 /* Begin one-shot r's execution if its gate is open (under lock): the
@@ -379,21 +394,32 @@ static void advance(preq *r) {
 void req_progress(void) {
   for (preq *r = active, *next; r; r = next) {
     next = r->anext;
-    advance(r);
+    if (!r->busy) advance(r);
   }
+}
+
+/* Run r to its end blocking in MPI, outside the lock (other threads skip
+ * it meanwhile); under lock on entry and return. */
+static void run_alone(preq *r) {
+  r->busy = 1;
+  give();
+  int rc = r->kind == REQ_PLAN ? ctx_wait(r->ctx) : PMPI_Wait(&r->nreq, MPI_STATUS_IGNORE);
+  take();
+  r->busy = 0;
+  ended(r, rc);
 }
 
 void req_finish(preq *r) {
   while (r->state == REQ_RUNNING) {
     if (req_nactive() == 1 && (r->kind != REQ_PLAN || !r->oneshot || r->started)) {
-      ended(r, r->kind == REQ_PLAN ? ctx_wait(r->ctx) : PMPI_Wait(&r->nreq, MPI_STATUS_IGNORE));
+      run_alone(r);
       return;
     }
     req_progress();
     if (r->state != REQ_RUNNING) return;
-    pthread_mutex_unlock(&lock);
+    give();
     sched_yield();
-    pthread_mutex_lock(&lock);
+    take();
   }
 }
 
@@ -423,7 +449,7 @@ void req_free(preq *r) {
 }
 
 void request_finalize(void) {
-  pthread_mutex_lock(&lock);
+  take();
   while (active) { /* erroneous program: finalize with a collective running */
     preq *r = active;
     active_remove(r);
@@ -442,14 +468,14 @@ void request_finalize(void) {
   while (nspare > 0) PMPI_Request_free(&spare[--nspare]);
   free(spare);
   spare = NULL, maxspare = 0;
-  pthread_mutex_unlock(&lock);
+  give();
 }
 
 /* Move every running request on (takes the lock). */
 static void progress_all(void) {
-  pthread_mutex_lock(&lock);
+  take();
   req_progress();
-  pthread_mutex_unlock(&lock);
+  give();
 }
 
 int request_run(exec_ctx *c, collc_plan *pl, const exec_where *w, const void *sendbuf,
@@ -476,11 +502,11 @@ int request_native(const dispatch_call *d) {
 
 int MPI_Start(MPI_Request *h) {
   if (!req_live() || !h) return PMPI_Start(h);
-  pthread_mutex_lock(&lock);
+  take();
   preq *r = req_find(*h);
   int rc = r ? start(r) : MPI_SUCCESS;
   MPI_Comm c = r ? r->d.comm : MPI_COMM_NULL;
-  pthread_mutex_unlock(&lock);
+  give();
   return r ? req_raise(c, rc) : PMPI_Start(h);
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "internal.h"
 #include "dispatch.h"
+#include "request.h"
 #include "../exec/segment.h"
 
 static int comm_keyval = MPI_KEYVAL_INVALID;
@@ -39,11 +40,15 @@ static void state_free(collc_state *st, int collective) {
 static int state_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
   collc_state *st = attr;
   (void)comm, (void)keyval, (void)extra;
-  if (st->refs > 0) st->orphan = 1; /* persistent requests still use it */
-  else state_free(st, 1);
+  req_lock(); /* (requests drop their references under it, in any thread) */
+  int used = st->refs > 0;
+  if (used) st->orphan = 1; /* requests still use it */
+  req_unlock();
+  if (!used) state_free(st, 1);
   return MPI_SUCCESS;
 }
 
+/* (Both under the request lock.) */
 void state_ref(collc_state *st) { st->refs++; }
 
 void state_unref(collc_state *st) {
