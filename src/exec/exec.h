@@ -59,6 +59,7 @@ typedef struct {
   int tag;
   const MPI_Comm *gcomm;
   shm_seg **seg;
+  const struct exec_backend *be; /* the machine (backend.h); NULL: MPI and shared memory */
 } exec_where;
 
 /* Build the plan of program P (taken over: freed with the plan) for

@@ -321,7 +321,7 @@ static int execute(const dispatch_call *d, collc_state *st, const binding *B) {
   const collc_prog *P = plan_prog(B->plan);
   if (!st->bctx && !(st->bctx = ctx_new())) return MPI_ERR_NO_MEM;
   if (P->shm_units || P->ngroups) request_quiesce(st); /* (they run on the same ones) */
-  exec_where w = {st->priv, TAG_BLOCKING, B->gcomm, &st->seg};
+  exec_where w = {st->priv, TAG_BLOCKING, B->gcomm, &st->seg, NULL};
   return request_run(st->bctx, B->plan, &w, d->sendbuf, d->recvbuf);
 }
 
@@ -389,7 +389,7 @@ int dispatch_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *r
   if (e->kind == CALL_NATIVE) return FAST_NATIVE;
   *rc = MPI_SUCCESS;
   if (e->kind == CALL_EMPTY) return FAST_DONE;
-  exec_where w = {st->priv, TAG_BLOCKING, e->gcomm, &st->seg};
+  exec_where w = {st->priv, TAG_BLOCKING, e->gcomm, &st->seg, NULL};
   if ((*rc = ctx_execute(st->bctx, e->plan, &w, sendbuf, recvbuf))) *rc = collc_raise(comm, *rc);
   return FAST_DONE;
 }

@@ -219,7 +219,7 @@ int request_create(const dispatch_call *d, int kind, req_plan *rp, int algo, lon
   r->d.request = NULL, r->d.hint = NULL, r->d.ck = NULL;
   r->nreq = MPI_REQUEST_NULL;
   if (kind == REQ_PLAN && (r->st = state_get(d->comm, 0)))
-    r->w = (exec_where){r->st->priv, r->rp.tag, r->rp.gdup, r->rp.seg};
+    r->w = (exec_where){r->st->priv, r->rp.tag, r->rp.gdup, r->rp.seg, NULL};
   take();
   if (r->st) state_ref(r->st); /* (under the lock, as every unref) */
   table_add(r);
@@ -270,7 +270,7 @@ int request_nb(const dispatch_call *d, collc_state *st, collc_plan *pl, const MP
   r->tagi = (int)(st->nb_seq++ % NB_TAGS);
   r->tticket = st->nb_busy[r->tagi]++; /* (executions with one tag run in call order) */
   if (excl) r->ticket = st->excl_next++;
-  r->w = (exec_where){MPI_COMM_NULL, NB_TAG_BASE + r->tagi, r->gcopy, &st->seg};
+  r->w = (exec_where){MPI_COMM_NULL, NB_TAG_BASE + r->tagi, r->gcopy, &st->seg, NULL};
   table_add(r);
   stats_add(d->spec.coll + COLLC_COLL_COUNT, algo, bytes);
   r->state = REQ_RUNNING;
