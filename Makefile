@@ -44,9 +44,12 @@ $(BUILD)/obj/%.o: %.c $(wildcard include/*.h src/*/*.h)
 	@$(if $(V),,echo "  CC      $<")
 	$(Q)$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) -c $< -o $@
 
+# -Bsymbolic-functions: the library's calls to its own functions bind
+# directly, not through the PLT (nanoseconds on every call's path); the
+# program's MPI_* calls still resolve to the library's definitions.
 $(BUILD)/libcollc.so: $(LIB_OBJ)
 	@$(if $(V),,echo "  LD      $@")
-	$(Q)$(MPICC) -shared -Wl,-soname,libcollc.so $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(MPICC) -shared -Wl,-soname,libcollc.so -Wl,-Bsymbolic-functions $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/libcollc.a: $(LIB_OBJ)
 	@rm -f $@

@@ -13,15 +13,13 @@
 #include <string.h>
 #include "internal.h"
 
-/* Slot of k. */
+/* Slot of k (one multiply: the fields mixed, then the high bits). */
 static unsigned slot_of(const call_key *k) {
-  uint64_t h = (uint64_t)k->coll * 0x9E3779B97F4A7C15ull;
-  h ^= (uint64_t)(uintptr_t)k->rtype + ((uint64_t)(uint32_t)k->rcount << 20);
-  h *= 0xBF58476D1CE4E5B9ull;
-  h ^= (uint64_t)(uintptr_t)k->stype + (uint64_t)(uint32_t)k->scount;
-  h ^= (uint64_t)(uintptr_t)k->op + ((uint64_t)(uint32_t)k->root << 8) + (uint64_t)k->in_place;
-  h *= 0x94D049BB133111EBull;
-  return (unsigned)(h >> 58) % CALL_SLOTS;
+  uint64_t h = (uint64_t)(uintptr_t)k->rtype ^ ((uint64_t)(uint32_t)k->rcount << 24) ^
+               ((uint64_t)(uintptr_t)k->op << 3) ^ ((uint64_t)(uintptr_t)k->stype << 7) ^
+               ((uint64_t)(uint32_t)k->scount << 40) ^ ((uint64_t)k->coll << 56) ^
+               ((uint64_t)(uint32_t)k->root << 12) ^ (uint64_t)k->in_place;
+  return (unsigned)((h * 0x9E3779B97F4A7C15ull) >> 58) % CALL_SLOTS;
 }
 
 static int key_equal(const call_key *a, const call_key *b) {

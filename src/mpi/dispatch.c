@@ -382,7 +382,7 @@ int dispatch_buffers_plain(const call_entry *e, const void *sb, const void *rb) 
 int dispatch_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *recvbuf,
                   int *rc) {
   collc_state *st;
-  if (comm == MPI_COMM_NULL || request_busy() || !(st = state_get(comm, 0))) return FAST_MISS;
+  if (comm == MPI_COMM_NULL || request_busy() || !(st = state_find(comm))) return FAST_MISS;
   const call_entry *e = call_find(st->calls, k);
   if (!e || !dispatch_buffers_plain(e, sendbuf, recvbuf)) return FAST_MISS;
   stats_add(k->coll, e->algo, e->bytes);

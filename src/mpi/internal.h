@@ -133,6 +133,9 @@ typedef struct {
 /* The state cached on comm; created (empty, local) if create. NULL if none
  * or on failure. */
 collc_state *state_get(MPI_Comm comm, int create);
+/* The state cached on comm, or NULL (never created): state_get(comm, 0)
+ * remembered per thread, for the fast path. */
+collc_state *state_find(MPI_Comm comm);
 /* Create st's private communicator if missing (collective over comm). */
 int state_priv(collc_state *st, MPI_Comm comm);
 /* A message tag for a new persistent plan on st: the same sequence on every

@@ -178,7 +178,7 @@ int nb_dispatch(const dispatch_call *d0, const char *forced, long long native_by
 int nb_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *recvbuf,
             MPI_Request *req, int *rc) {
   collc_state *st;
-  if (comm == MPI_COMM_NULL || !req || !(st = state_get(comm, 0))) return FAST_MISS;
+  if (comm == MPI_COMM_NULL || !req || !(st = state_find(comm))) return FAST_MISS;
   const call_entry *e = call_find(st->nbcalls, k);
   if (!e || e->version != st->version || !dispatch_buffers_plain(e, sendbuf, recvbuf))
     return FAST_MISS;

@@ -3,6 +3,7 @@
  * attribute's delete callback frees all of it when the user frees the
  * communicator (collective, as MPI_Comm_free itself). */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,9 +18,23 @@ static long type_next_serial = 1;
 static pthread_once_t keyvals_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t serial_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The fast path's lookup (state_find): a few (communicator, state) pairs
+ * per thread, valid while no state has been freed since (MPI reuses the
+ * handles of freed communicators), which saves the attribute lookup
+ * (about 20 ns in Open MPI 4.1) on every cached call. */
+#define MEMO_WAYS 4
+typedef struct {
+  MPI_Comm comm;
+  collc_state *st;
+  unsigned gen;
+} comm_memo;
+static atomic_uint state_gen = 1; /* bumped whenever a state is freed */
+static __thread comm_memo memo[MEMO_WAYS] __attribute__((tls_model("initial-exec")));
+
 /* Free st; collective (in MPI_Comm_free) or not (the last persistent
  * request of an orphan): then its node segment is only retired. */
 static void state_free(collc_state *st, int collective) {
+  atomic_fetch_add_explicit(&state_gen, 1, memory_order_acq_rel); /* (memos are stale) */
   nb_clear(st);
   cache_clear(st);
   if (st->priv_req != MPI_REQUEST_NULL) { /* (every rank started it) */
@@ -82,6 +97,15 @@ collc_state *state_get(MPI_Comm comm, int create) {
     free(st);
     return NULL;
   }
+  return st;
+}
+
+collc_state *state_find(MPI_Comm comm) {
+  unsigned g = atomic_load_explicit(&state_gen, memory_order_acquire);
+  comm_memo *m = &memo[((uint64_t)(uintptr_t)comm * 0x9E3779B97F4A7C15ull) >> 62];
+  if (m->comm == comm && m->gen == g) return m->st;
+  collc_state *st = state_get(comm, 0);
+  if (st) *m = (comm_memo){comm, st, g};
   return st;
 }
 

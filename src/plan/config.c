@@ -6,7 +6,9 @@
 #include <string.h>
 #include "config.h"
 
-static collc_config cfg;
+collc_config config_cfg;
+atomic_int config_ready;
+#define cfg config_cfg
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 /* 1 if variable name is set to something other than "" or "0". */
@@ -51,7 +53,8 @@ static void config_read(void) {
   }
 }
 
-const collc_config *config_get(void) {
+const collc_config *config_read_once(void) {
   pthread_once(&once, config_read);
+  atomic_store_explicit(&config_ready, 1, memory_order_release);
   return &cfg;
 }

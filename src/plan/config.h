@@ -2,6 +2,7 @@
 #ifndef COLLC_CONFIG_H
 #define COLLC_CONFIG_H
 
+#include <stdatomic.h>
 #include "../ir/ir.h"
 
 typedef struct {
@@ -22,7 +23,14 @@ typedef struct {
   char env_name[COLLC_COLL_COUNT][32];   /* "COLLC_ALLTOALL", ... */
 } collc_config;
 
-/* The configuration, read from the environment on first use. */
-const collc_config *config_get(void);
+/* The configuration, read from the environment on first use (then one
+ * load per call: it is on every call's path). */
+extern collc_config config_cfg;
+extern atomic_int config_ready;
+const collc_config *config_read_once(void);
+static inline const collc_config *config_get(void) {
+  if (atomic_load_explicit(&config_ready, memory_order_acquire)) return &config_cfg;
+  return config_read_once();
+}
 
 #endif
