@@ -115,9 +115,12 @@ static int nb_decide(const dispatch_call *d, const char *forced, collc_state *st
   decision *D = cache_decision(st, &dk, text);
   if (D && D->algo == 0) return MPI_SUCCESS; /* the blocking call could not build it */
   if (D) c = D->choice;
-  else if (dispatch_uses_segment(&c)) { /* no segment set up for it */
-    collc_warn_once("nb-setup", "nonblocking %s %s: served natively until a blocking call "
-                    "of the same kind has set up its node segment", coll_name(d->spec.coll), text);
+  else if (dispatch_uses_segment(&c)) { /* no segment set up for it: native (a warning
+                                            where the algorithm was asked for) */
+    if (forced || *config_get()->algorithm[d->spec.coll])
+      collc_warn_once("nb-setup", "nonblocking %s %s: served natively until a blocking call "
+                      "of the same kind has set up its node segment", coll_name(d->spec.coll),
+                      text);
     return MPI_SUCCESS;
   }
   rc = nb_plan(d, st, D, &c, e);
