@@ -218,6 +218,45 @@ run_case "openmpi/persistent preload, MPIX_ names np=5" 120 expect_stats \
   '^collc-stats: alltoall bruck calls=5 bytes=[1-9]' env COLLC_STATS=1 COLLC_ALLTOALL=bruck \
   COLLC_ALLREDUCE=recexch "${OMPIRUN[@]}" 5 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" \
   "$OMPI/tests/mpi_persistent_preload"
+# Nonblocking collectives: up to 16 at once on one communicator, completed
+# out of order by every completion call (also hier on virtual nodes of 2,
+# and 4 + 2); then the reductions and all-to-all matrices with every call
+# under test nonblocking (COLLC_TEST_NB=1), on virtual nodes too (quick
+# there: an MPI_Test loop on a plan waiting for a shared-memory flag never
+# yields, so oversubscribed the full matrix takes a minute per case).
+for np in 1 2 3 4 5 6 7 8; do
+  run_case "openmpi/nonblocking np=$np" 120 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_nonblocking"
+done
+for spec in "8 2" "6 4"; do
+  read -r np k <<<"$spec"
+  run_case "openmpi/nonblocking np=$np node=$k" 120 env COLLC_NODE_SIZE=$k "${OMPIRUN[@]}" $np \
+    "$OMPI/tests/mpi_nonblocking"
+done
+run_case "openmpi/nonblocking self-test must fail np=4" 60 bash -c '! "$@"' _ \
+  env COLLC_TEST_BREAK=7 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_nonblocking"
+run_case "openmpi/nonblocking preload stats (iallreduce recexch) np=6" 120 expect_stats \
+  '^collc-stats: iallreduce recexch calls=10 bytes=[1-9]' env COLLC_STATS=1 COLLC_ALLREDUCE=recexch \
+  "${OMPIRUN[@]}" 6 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_nonblocking_preload"
+run_case "openmpi/valgrind nonblocking np=2" 300 tests/valgrind_leaks.sh \
+  "${OMPIRUN[@]}" 2 -- "$OMPI/tests/mpi_nonblocking"
+for np in 1 2 3 4 5 6 7 8; do
+  run_case "openmpi/reductions nonblocking np=$np" 180 env COLLC_TEST_NB=1 "${OMPIRUN[@]}" $np \
+    "$OMPI/tests/mpi_reductions"
+done
+for k in 1 2; do
+  for np in 2 5; do
+    run_case "openmpi/hier reductions nonblocking quick np=$np node=$k" 120 env COLLC_TEST_NB=1 \
+      COLLC_TEST_QUICK=1 COLLC_TEST_HIER=1 COLLC_NODE_SIZE=$k "${OMPIRUN[@]}" $np \
+      "$OMPI/tests/mpi_reductions"
+  done
+done
+run_case "openmpi/shm reductions nonblocking quick np=3 (one node)" 120 env COLLC_TEST_NB=1 \
+  COLLC_TEST_QUICK=1 COLLC_TEST_HIER=1 COLLC_NODE_SIZE=8 "${OMPIRUN[@]}" 3 \
+  "$OMPI/tests/mpi_reductions"
+for np in 1 2 3 4 5 6; do
+  run_case "openmpi/alltoall nonblocking np=$np" 180 env COLLC_TEST_NB=1 "${OMPIRUN[@]}" $np \
+    "$OMPI/tests/mpi_alltoall"
+done
 run_case "openmpi/wisdom across runs, damaged files np=4 (persistent)" 300 tests/wisdom_mpi.sh \
   "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_persistent" --
 run_case "openmpi/wisdom across runs, damaged files np=6 (reductions)" 300 \
@@ -294,6 +333,21 @@ run_case "mpich/persistent preload np=3" 120 expect_stats \
   LD_PRELOAD="$PWD/$MPICH/libcollc.so" "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_persistent_preload"
 run_case "mpich/valgrind persistent np=2" 300 env COLLC_TEST_QUICK=1 tests/valgrind_leaks.sh \
   "${MPICHRUN[@]}" 2 -- "$MPICH/tests/mpi_persistent"
+# Nonblocking collectives (see the Open MPI section); quick from p = 3.
+for np in 1 2 3 4 5; do
+  quick=$((np >= 3))
+  run_case "mpich/nonblocking$( ((quick)) && echo ' quick') np=$np" 240 env COLLC_TEST_QUICK=$quick \
+    "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_nonblocking"
+done
+for np in 2 3; do
+  run_case "mpich/reductions nonblocking quick np=$np" 240 env COLLC_TEST_NB=1 COLLC_TEST_QUICK=1 \
+    "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_reductions"
+done
+run_case "mpich/nonblocking preload stats (iallreduce recexch) np=3" 120 expect_stats \
+  '^collc-stats: iallreduce recexch calls=10 bytes=[1-9]' env COLLC_STATS=1 COLLC_ALLREDUCE=recexch \
+  LD_PRELOAD="$PWD/$MPICH/libcollc.so" "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_nonblocking_preload"
+run_case "mpich/valgrind nonblocking np=2" 300 tests/valgrind_leaks.sh \
+  "${MPICHRUN[@]}" 2 -- "$MPICH/tests/mpi_nonblocking"
 run_case "mpich/wisdom across runs, damaged files np=3 (reductions)" 300 \
   env COLLC_TEST_QUICK=1 tests/wisdom_mpi.sh "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_reductions" --
 
