@@ -7,6 +7,8 @@
 #   make bench-scale          all-to-all at p = 1152 under SimGrid SMPI (docs/scale.md)
 #   make install PREFIX=/p    install library, header, tools, pkg-config file
 #   make asan                 sanitizer build into build-asan/
+#   make tsan                 ThreadSanitizer build into build-tsan/ (tests/run.sh runs the
+#                             threads test there with tests/tsan.supp)
 #   make fuzz [FUZZ_TIME=600] fuzz the wisdom loader (libFuzzer, clang) for FUZZ_TIME s
 
 BUILD   ?= build
@@ -32,7 +34,7 @@ MPIT_SRC := $(sort $(wildcard tests/mpi/*.c))
 TEST_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit_%) \
             $(MPIT_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi_%)
 
-.PHONY: all lib tools tests check bench install uninstall asan clean deps fuzz smpi bench-scale
+.PHONY: all lib tools tests check bench install uninstall asan tsan clean deps fuzz smpi bench-scale
 all: lib tools $(BUILD)/collc.pc
 
 lib: $(BUILD)/libcollc.so $(BUILD)/libcollc.a
@@ -100,6 +102,7 @@ check: deps
 	$(MAKE) tests BUILD=build-mpich MPICC=mpicc.mpich
 	$(MAKE) smpi
 	$(MAKE) asan
+	$(MAKE) tsan
 	$(MAKE) build-fuzz/wisdom_fuzz
 	tests/run.sh
 
@@ -131,6 +134,13 @@ asan:
 	$(MAKE) tests BUILD=build-asan MPICC=mpicc.openmpi \
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
 	  LDLIBS="-lz -lm -lhwloc -pthread -fsanitize=address,undefined"
+
+# ThreadSanitizer (MPI_THREAD_MULTIPLE: tests/mpi/threads.c). Open MPI itself
+# is not instrumented; its own reports are suppressed by tests/tsan.supp.
+tsan:
+	$(MAKE) tests BUILD=build-tsan MPICC=mpicc.openmpi \
+	  CFLAGS="-O1 -g -fsanitize=thread -fno-omit-frame-pointer" \
+	  LDLIBS="-lz -lm -lhwloc -pthread -fsanitize=thread"
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
