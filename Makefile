@@ -102,7 +102,6 @@ check: deps
 	$(MAKE) tests BUILD=build-mpich MPICC=mpicc.mpich
 	$(MAKE) smpi
 	$(MAKE) asan
-	$(MAKE) tsan
 	$(MAKE) build-fuzz/wisdom_fuzz
 	tests/run.sh
 
