@@ -222,8 +222,9 @@ static int complete(call *c, int k, int way) {
   int rc = MPI_SUCCESS;
   if (way == 1) {
     MPI_Request q[2];
+    MPI_Status st[2];
     for (int i = 0; i < k; i++) q[i] = c[i].req;
-    rc = MPI_Waitall(k, q, MPI_STATUSES_IGNORE);
+    rc = MPI_Waitall(k, q, st);
     for (int i = 0; i < k; i++) c[i].req = q[i];
     return rc;
   }
@@ -261,7 +262,8 @@ static void *work(void *arg) {
     nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL); /* (others progress: 20 ms) */
     if ((rc0 = collc_iallreduce_algo("recexch", &one, &two[1], 1, MPI_INT, MPI_SUM, comm, &q[1])))
       FAIL(w, "warm-up iallreduce recexch: returned %d", rc0);
-    if ((rc0 = MPI_Waitall(2, q, MPI_STATUSES_IGNORE)) || two[0] != p || two[1] != p)
+    MPI_Status st[2];
+    if ((rc0 = MPI_Waitall(2, q, st)) || two[0] != p || two[1] != p)
       FAIL(w, "warm-up iallreduce recexch: MPI_Waitall returned %d, sums %d %d (want %d)", rc0,
            two[0], two[1], p);
   }
