@@ -35,13 +35,13 @@ static void decision_clear(decision *D) {
   D->nbound = 0;
 }
 
+/* (A hit does not reorder: lookups happen on some ranks only, where others
+ * took the call cache's fast path, so an order they changed would evict
+ * different decisions on different ranks. Insertions are collective, so
+ * evicting the oldest insertion is the same everywhere.) */
 decision *cache_decision(collc_state *st, const decision_key *key, const char *text) {
   for (int i = 0; i < st->ndec; i++)
-    if (decision_equal(&st->dec[i]->key, key, text)) {
-      decision *hit = st->dec[i];
-      memmove(&st->dec[1], &st->dec[0], (size_t)i * sizeof hit);
-      return st->dec[0] = hit;
-    }
+    if (decision_equal(&st->dec[i]->key, key, text)) return st->dec[i];
   return NULL;
 }
 

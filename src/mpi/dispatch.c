@@ -41,8 +41,10 @@ collc_prog *dispatch_compile(const collc_spec *s, const collc_choice *c, char *w
 /* Global AND of ok over comm (0 if the reduction itself fails). */
 static int agree(MPI_Comm comm, int ok) {
   int all = 0;
-  if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) return 0;
-  return all;
+  MPI_Request q; /* (nonblocking on every rank, as MPI matches it; our requests move on
+                    while we wait, since peers may need them first) */
+  if (PMPI_Iallreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm, &q) != MPI_SUCCESS) return 0;
+  return request_wait_native(&q) == MPI_SUCCESS ? all : 0;
 }
 
 /* The selection text for call d: forced, else COLLC_<COLL>, else the

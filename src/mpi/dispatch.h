@@ -151,8 +151,9 @@ int request_busy(void);
  * collectives that wait for it). MPI_SUCCESS or an error class. */
 int request_run(exec_ctx *c, collc_plan *pl, const exec_where *w, const void *sendbuf,
                 void *recvbuf);
-/* d's native blocking call, made as its nonblocking one while requests of
- * ours run (they move on meanwhile). */
+/* Complete native request *q, moving our requests on meanwhile. */
+int request_wait_native(MPI_Request *q);
+/* d's native blocking call. */
 int request_native(const dispatch_call *d);
 /* Nonblocking call d's request *d->ireq, running plan pl (a reference is
  * taken) with group communicators gcomm on st's private communicator under

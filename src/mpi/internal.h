@@ -7,7 +7,7 @@
 #include "../exec/exec.h"
 
 #define STATE_MAX_FAMILIES 64
-#define STATE_MAX_DECISIONS 16 /* cached decisions per communicator (LRU) */
+#define STATE_MAX_DECISIONS 16 /* cached decisions per communicator (oldest evicted) */
 #define STATE_MAX_BINDINGS 4   /* cached plans per decision (LRU) */
 
 /* What a decision depends on: only values identical on every rank of a
@@ -174,8 +174,8 @@ int state_cma(collc_state *st);
 void state_free_nodes(collc_state *st);
 
 /* Decision and binding caches (cache.c). */
-/* The cached decision for key with selection text (key->algo is ignored;
- * moved to the front), or NULL. */
+/* The cached decision for key with selection text (key->algo is ignored),
+ * or NULL; the oldest inserted is evicted first, the same on every rank. */
 decision *cache_decision(collc_state *st, const decision_key *key, const char *text);
 /* A new decision for key and text at the front (the least recently used one
  * and its plans are freed when full); NULL when out of memory. */

@@ -489,16 +489,19 @@ int request_run(exec_ctx *c, collc_plan *pl, const exec_where *w, const void *se
   return rc;
 }
 
-int request_native(const dispatch_call *d) {
-  MPI_Request q;
-  if (!request_busy() || !d->inative) return d->native(d);
-  int rc = d->inative(d, &q), flag = 0;
+int request_wait_native(MPI_Request *q) {
+  int rc = MPI_SUCCESS, flag = 0;
   while (!rc && !flag) {
     progress_all();
-    if (!(rc = PMPI_Test(&q, &flag, MPI_STATUS_IGNORE)) && !flag) sched_yield();
+    if (!(rc = PMPI_Test(q, &flag, MPI_STATUS_IGNORE)) && !flag) sched_yield();
   }
   return rc;
 }
+
+/* Always the blocking call: whether requests of ours run differs between
+ * ranks, and MPI never matches a blocking collective with a nonblocking one
+ * (so the native call cannot move our requests on meanwhile). */
+int request_native(const dispatch_call *d) { return d->native(d); }
 
 int MPI_Start(MPI_Request *h) {
   if (!req_live() || !h) return PMPI_Start(h);

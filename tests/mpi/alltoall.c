@@ -20,11 +20,9 @@
  * COLLC_TEST_NB=1: the call under test is the nonblocking one
  * (collc_ialltoall_algo for collc_alltoall_algo, MPI_Ialltoall for the
  * intercepted MPI_Alltoall), completed by a rotating completion call
- * (nbwait.h); collc_alltoall and collc_alltoall_torus stay blocking. A
- * torus with native components stays blocking too (a note says so) unless
- * COLLC_TEST_NB_GROUPS=1: its group all-to-all is PMPI_Ialltoall on ranks
- * that advance the plan without blocking and PMPI_Alltoall on ranks that
- * run it to its end alone, which MPI never matches (a known hang).
+ * (nbwait.h); collc_alltoall and collc_alltoall_torus stay blocking. Tori
+ * with native components included: their group all-to-alls are posted
+ * nonblocking on every rank, however each rank advances the plan.
  */
 #include "collc.h"
 #include "testlib.h"
@@ -173,23 +171,10 @@ static void all_algos(algo_list *L, int p, int quick) {
   algo_add(L, "torus:d=3");
 }
 
-/* Whether algo stays blocking under COLLC_TEST_NB=1 (see the header):
- * a torus with native components, unless COLLC_TEST_NB_GROUPS=1. The
- * first such algorithm is noted on rank 0. */
-static int nb_blocking(const char *algo) {
-  static int noted;
-  if (strncmp(algo, "torus", 5) || !strstr(algo, "native") || tl_env_int("COLLC_TEST_NB_GROUPS", 0))
-    return 0;
-  if (!noted++ && nb_ctx->rank == 0)
-    printf("note: %s and other tori with native components run blocking (group all-to-alls "
-           "hang as nonblocking calls; COLLC_TEST_NB_GROUPS=1 runs them)\n", algo);
-  return 1;
-}
-
 /* collc_alltoall_algo (or its nonblocking form) as a tl_a2a_fn. */
 static int via_algo(const char *algo, const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
                     MPI_Datatype rt, MPI_Comm comm) {
-  if (nb_mode && !nb_blocking(algo)) return ialgo(algo, sb, sc, st, rb, rc, rt, comm);
+  if (nb_mode) return ialgo(algo, sb, sc, st, rb, rc, rt, comm);
   return collc_alltoall_algo(algo, sb, sc, st, rb, rc, rt, comm);
 }
 
