@@ -420,6 +420,90 @@ run_case "asan/errors np=2" 120 env ASAN_OPTIONS=detect_leaks=0 \
 run_case "asan/factorize np=6" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 6 build-asan/tests/mpi_factorize
 
+echo "== ThreadSanitizer (MPI_THREAD_MULTIPLE: 4 threads per rank; build-tsan, tests/tsan.supp)"
+# tsan_case LIMIT CMD...: CMD (an MPI run of a build-tsan program, stopped
+# after LIMIT s) passes and ThreadSanitizer reports no race, deadlock or
+# misuse with a frame of collc's code (src/) or the test's (tests/) in one
+# of the report's own stacks (not where threads were created, memory
+# allocated or mutexes made); the MPI library's reports are suppressed
+# (tests/tsan.supp). Each process logs to its own file; reports of ours are
+# printed, also when CMD timed out.
+export TSAN_REPORTS_OURS='
+  /^WARNING: ThreadSanitizer/ { r = ""; o = 0; skip = 0 }
+  { r = r $0 "\n" }
+  /^  [^ #]/ { skip = /created (by|at)|allocated by|Location is|As if synchronized/ }
+  /^    #[0-9]+ / && !skip && / (src|tests)\/[^ ]*:[0-9]+/ { o = 1 }
+  /^SUMMARY: ThreadSanitizer/ && o { printf "%s", r > "/dev/stderr"; c++ }
+  END { print c + 0 }'
+# One line per report: its kind, then per stack (access, lock) its heading
+# and its first frame in collc's or the test's code (else its first frame).
+export TSAN_REPORT_LINES='
+  function flush() { if (hdr != "") line = line " | " hdr " " (fo != "" ? fo : f0); hdr = "" }
+  /^WARNING: ThreadSanitizer/ { k = $0; sub(/.*ThreadSanitizer: /, "", k); sub(/ \(pid=.*/, "", k)
+    line = ""; hdr = ""; next }
+  /^  [^ #]/ { flush(); h = $0
+    if (h ~ /created (by|at)|allocated by|Location is|As if synchronized/) next
+    sub(/^ +/, "", h); sub(/ at 0x[0-9a-f]+/, "", h); sub(/ \(mutexes:[^)]*\)/, "", h)
+    sub(/ by (main )?thread( T[0-9]+)?/, "", h); sub(/:$/, "", h); hdr = h; f0 = fo = "" }
+  /^    #[0-9]+ / && hdr != "" { if (f0 == "") f0 = $2 " " $3
+    if (fo == "" && $3 ~ /^(src|tests)\//) fo = $2 " " $3 }
+  /^SUMMARY: ThreadSanitizer/ { flush(); print k line }'
+tsan_case() {
+  local limit=$1 dir rc=0 pre=() f n=0 ours=0
+  local probe=(build-tsan/bin/collc-explain allreduce recexch 4 0 100)
+  shift
+  if [[ ! -x ${probe[0]} ]]; then
+    echo "${probe[0]} missing: make tsan builds build-tsan/"
+    return 1
+  fi
+  dir=$(mktemp -d /tmp/collc-tsan.XXXXXX)
+  # TSan's shadow memory wants few random bits in mmap addresses: where the
+  # kernel gives more (vm.mmap_rnd_bits above 28 with GCC 12's TSan) it dies
+  # at start ("unexpected memory mapping"); without address randomisation
+  # (setarch -R, inherited by mpirun's processes) it runs.
+  if ! "${probe[@]}" >/dev/null 2>"$dir/probe"; then
+    pre=(setarch "$(uname -m)" -R)
+    if ! "${pre[@]}" "${probe[@]}" >/dev/null 2>>"$dir/probe"; then
+      echo "ThreadSanitizer cannot run here (vm.mmap_rnd_bits=$(cat /proc/sys/vm/mmap_rnd_bits \
+        2>/dev/null), with and without setarch -R):"
+      head -n 5 "$dir/probe"
+      rm -rf "$dir"
+      return 1
+    fi
+    echo "(under setarch -R: without address randomisation)"
+  fi
+  TSAN_OPTIONS="suppressions=$PWD/tests/tsan.supp halt_on_error=0 exitcode=66 \
+report_signal_unsafe=0 history_size=7 log_path=$dir/tsan" \
+    timeout "$limit" "${pre[@]+"${pre[@]}"}" "$@" >"$dir/out" 2>&1 || rc=$?
+  cat "$dir/out"
+  for f in "$dir"/tsan.*; do
+    [[ -e $f ]] || continue
+    n=$((n + $(grep -c '^WARNING: ThreadSanitizer' "$f")))
+    ours=$((ours + $(awk "$TSAN_REPORTS_OURS" "$f" 2>>"$dir/ours")))
+  done
+  if ((ours > 0)); then
+    cat "$dir/ours"
+    echo "ThreadSanitizer reports in collc's or the test's code (per stack: its first frame there):"
+    awk "$TSAN_REPORT_LINES" "$dir/ours" | sort | uniq -c | sort -rn
+  fi
+  echo "ThreadSanitizer: $n reports, $ours in collc's or the test's code; exit status $rc" \
+    "$( ((rc == 124)) && echo '(timed out)')"
+  local passed=0
+  grep -Eq ': (PASS|SKIP)' "$dir/out" && passed=1
+  rm -rf "$dir"
+  # exitcode=66: a process had reports (none of ours, then: passes).
+  ((ours == 0 && passed && (rc == 0 || (rc == 66 && n > 0))))
+}
+for np in 2 4; do
+  run_case "openmpi/threads np=$np" $((15 + 8 * np)) "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_threads"
+done
+run_case "openmpi/threads self-test must fail np=2" 20 bash -c '! "$@"' _ \
+  env COLLC_TEST_BREAK=7 COLLC_TEST_ITERS=60 "${OMPIRUN[@]}" 2 "$OMPI/tests/mpi_threads"
+for np in 2 4; do
+  run_case "tsan/threads np=$np" $((35 + 7 * np)) tsan_case $((30 + 7 * np)) env COLLC_TEST_ITERS=300 \
+    "${OMPIRUN[@]}" $np build-tsan/tests/mpi_threads
+done
+
 echo
 echo "$pass passed, $fail failed"
 for f in "${failed[@]+"${failed[@]}"}"; do echo "  failed: $f"; done
