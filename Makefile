@@ -7,8 +7,8 @@
 #   make bench-scale          all-to-all at p = 1152 under SimGrid SMPI (docs/scale.md)
 #   make install PREFIX=/p    install library, header, tools, pkg-config file
 #   make asan                 sanitizer build into build-asan/
-#   make tsan                 ThreadSanitizer build into build-tsan/ (for tests/mpi/threads.c,
-#                             with tests/tsan.supp; not yet in make check)
+#   make tsan                 ThreadSanitizer build into build-tsan/ (tests/run.sh runs the
+#                             threads test there with tests/tsan.supp)
 #   make fuzz [FUZZ_TIME=600] fuzz the wisdom loader (libFuzzer, clang) for FUZZ_TIME s
 
 BUILD   ?= build
@@ -102,6 +102,7 @@ check: deps
 	$(MAKE) tests BUILD=build-mpich MPICC=mpicc.mpich
 	$(MAKE) smpi
 	$(MAKE) asan
+	$(MAKE) tsan
 	$(MAKE) build-fuzz/wisdom_fuzz
 	tests/run.sh
 
