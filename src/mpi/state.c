@@ -29,7 +29,9 @@ typedef struct {
   unsigned gen;
 } comm_memo;
 static atomic_uint state_gen = 1; /* bumped whenever a state is freed */
+#ifndef SMPI_SHARED_MALLOC
 static __thread comm_memo memo[MEMO_WAYS] __attribute__((tls_model("initial-exec")));
+#endif
 
 /* Free st; collective (in MPI_Comm_free) or not (the last persistent
  * request of an orphan): then its node segment is only retired. */
@@ -100,6 +102,9 @@ collc_state *state_get(MPI_Comm comm, int create) {
   return st;
 }
 
+#ifdef SMPI_SHARED_MALLOC /* SMPI loads a copy per simulated rank: no static TLS to spare */
+collc_state *state_find(MPI_Comm comm) { return state_get(comm, 0); }
+#else
 collc_state *state_find(MPI_Comm comm) {
   unsigned g = atomic_load_explicit(&state_gen, memory_order_acquire);
   comm_memo *m = &memo[((uint64_t)(uintptr_t)comm * 0x9E3779B97F4A7C15ull) >> 62];
@@ -108,6 +113,7 @@ collc_state *state_find(MPI_Comm comm) {
   if (st) *m = (comm_memo){comm, st, g};
   return st;
 }
+#endif
 
 void state_release(MPI_Comm comm) {
   if (state_get(comm, 0)) PMPI_Comm_delete_attr(comm, comm_keyval);
