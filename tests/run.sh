@@ -237,6 +237,10 @@ run_case "openmpi/nonblocking self-test must fail np=4" 60 bash -c '! "$@"' _ \
 run_case "openmpi/nonblocking preload stats (iallreduce recexch) np=6" 120 expect_stats \
   '^collc-stats: iallreduce recexch calls=10 bytes=[1-9]' env COLLC_STATS=1 COLLC_ALLREDUCE=recexch \
   "${OMPIRUN[@]}" 6 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_nonblocking_preload"
+# The rule's nonblocking rows (Open MPI, p = 2): MPI_Ireduce of 4000 bytes and less is a tree.
+run_case "openmpi/nonblocking preload rule (ireduce tree) np=2" 120 expect_stats \
+  '^collc-stats: ireduce tree calls=[1-9]' env COLLC_STATS=1 \
+  "${OMPIRUN[@]}" 2 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_nonblocking_preload"
 run_case "openmpi/valgrind nonblocking np=2" 300 tests/valgrind_leaks.sh \
   "${OMPIRUN[@]}" 2 -- "$OMPI/tests/mpi_nonblocking"
 for np in 1 2 3 4 5 6 7 8; do

@@ -229,6 +229,9 @@ void collc_warn_here(const char *key, const char *fmt, ...) __attribute__((forma
 
 /* Default algorithm text for spec (select.c). */
 const char *select_default(const collc_spec *s);
+/* The rule for s as a nonblocking call: its own rows too, and node-aware
+ * rows only if node_ready (a blocking call has set up what they need). */
+const char *select_nonblocking(const collc_spec *s, int node_ready);
 /* The bytes the rule compares: per block (all-to-all, allgather) or per vector. */
 long long select_bytes(const collc_spec *s);
 /* Whether the default rule asks the cost simulator for s: select_default

@@ -7,10 +7,13 @@
  * the default rule over the node layout once a blocking call has
  * discovered it, the simulator's picks and the decisions of blocking calls
  * (all made collectively, at the same point of every rank's sequence of
- * collectives). A plan that needs collective setup (the node segment)
- * serves a nonblocking call only where a blocking call with the same
- * decision key has set it up; group communicators only where they exist;
- * otherwise the call is native. A nonblocking call whose plan is compiled
+ * collectives). The rule has rows of its own for nonblocking calls
+ * (where the library's MPI_I<coll> is slower than its blocking call). A
+ * plan that needs collective setup (the node segment) serves a
+ * nonblocking call only where a blocking call with the same decision key
+ * has set it up; until then the rule's rows that need none decide (an
+ * algorithm asked for by name: native). Group communicators only where
+ * they exist; otherwise the call is native. A nonblocking call whose plan is compiled
  * here binds its own duplicates of derived datatypes (MPI lets the user
  * free a type while the call runs).
  *
@@ -26,15 +29,15 @@
 #include "../exec/exec.h"
 
 /* The selection text of nonblocking call d: COLLC_<COLL>, else the rule
- * (without simulating: the simulator's pick only where a blocking call
- * has asked for it). */
+ * with its nonblocking rows (without simulating: the simulator's pick only
+ * where a blocking call has asked for it). */
 static const char *nb_selection(const dispatch_call *d, const char *forced,
                                 const collc_state *st) {
   const char *env = config_get()->algorithm[d->spec.coll];
   if (forced) return forced;
   if (*env) return env;
   if (select_simulates(&d->spec)) return select_simulated_known(&d->spec, st);
-  return select_default(&d->spec);
+  return select_nonblocking(&d->spec, 1);
 }
 
 /* Whether t is a predefined datatype (or unused). */
@@ -94,6 +97,23 @@ static int nb_plan(const dispatch_call *d, collc_state *st, decision *D, const c
   return MPI_SUCCESS;
 }
 
+/* Whether text names a node-aware algorithm while d's node layout is not
+ * known yet (no blocking collective has run on the communicator). */
+static int nb_awaits_layout(const dispatch_call *d, const char *text) {
+  collc_choice c;
+  char why[120];
+  return !d->spec.layout && choice_parse(d->spec.coll, text, &c, why, sizeof why) == 0 &&
+         dispatch_uses_segment(&c);
+}
+
+/* Serve d natively (MPI_SUCCESS, nothing decided) because node-aware text
+ * has no node segment yet; says so once. */
+static int nb_unset(const dispatch_call *d, const char *text) {
+  collc_warn_once("nb-setup", "nonblocking %s %s: served natively until a blocking call of "
+                  "the same kind has set up its node segment", coll_name(d->spec.coll), text);
+  return MPI_SUCCESS;
+}
+
 /* Decide nonblocking call d (d->spec.layout set if known) with algorithm
  * forced (NULL: selection) into e (kind and algo; a plan and its group
  * communicators, owned). MPI_SUCCESS, MPI_ERR_ARG for a forced text that
@@ -104,6 +124,7 @@ static int nb_decide(const dispatch_call *d, const char *forced, collc_state *st
   collc_choice c;
   decision_key dk;
   const char *text = nb_selection(d, forced, st);
+  if (forced && nb_awaits_layout(d, text)) return nb_unset(d, text);
   int rc = strcmp(text, "native") ? dispatch_choose(d, text, forced != NULL, &c) : -1;
   if (rc > 0) return rc;
   if (d->spec.unit_bytes == 0) { /* nothing moves, on every rank */
@@ -115,13 +136,11 @@ static int nb_decide(const dispatch_call *d, const char *forced, collc_state *st
   decision *D = cache_decision(st, &dk, text);
   if (D && D->algo == 0) return MPI_SUCCESS; /* the blocking call could not build it */
   if (D) c = D->choice;
-  else if (dispatch_uses_segment(&c)) { /* no segment set up for it: native (a warning
-                                            where the algorithm was asked for) */
-    if (forced || *config_get()->algorithm[d->spec.coll])
-      collc_warn_once("nb-setup", "nonblocking %s %s: served natively until a blocking call "
-                      "of the same kind has set up its node segment", coll_name(d->spec.coll),
-                      text);
-    return MPI_SUCCESS;
+  else if (dispatch_uses_segment(&c)) { /* no segment set up for it */
+    if (forced || *config_get()->algorithm[d->spec.coll]) return nb_unset(d, text);
+    text = select_nonblocking(&d->spec, 0); /* the rule's rows that need no set-up */
+    if (!strcmp(text, "native") || dispatch_choose(d, text, 0, &c) || choice_is_native(&c))
+      return MPI_SUCCESS;
   }
   rc = nb_plan(d, st, D, &c, e);
   if (rc < 0) return MPI_SUCCESS;

@@ -13,7 +13,9 @@
  * batch; MPI_INT (small values) and MPI_DOUBLE (small integers: every
  * summation order is exact) under MPI_SUM, MPI_MAX and MPI_BXOR.
  *
- * Phases, all on one duplicate of MPI_COMM_WORLD:
+ * First, node-aware collc_i<coll>_algo (hier, shm) on a communicator that
+ * has seen no blocking collective yet: served natively (no error). Then
+ * phases, all on one duplicate of MPI_COMM_WORLD:
  *   mpi      the MPI_I<coll> entry points (COLLC_<COLL> or the default rule);
  *   algo     collc_i<coll>_algo with message-based algorithms: recexch,
  *            recexch:flat, cyclic, tree, tree:3, tree:2,3, bruck:2, bruck:3,
@@ -518,15 +520,26 @@ static void job_check(tl_ctx *ctx, const env *E, job *j, const char *how) {
     tl_fail(ctx, "%s (%s): send buffer modified", d, how);
 }
 
+static void run_jobs(tl_ctx *ctx, const env *E, job *J, int k, int mode, int tag,
+                     const char *label);
+
 /* Batch b of phase ph (round rep): k jobs, their references first, then
  * started in order (set-up calls in between), completed as mode says,
  * checked. */
 static void batch(tl_ctx *ctx, const env *E, int ph, int b, int k, int rep, int mode) {
   job J[MAX_JOBS];
+  for (int i = 0; i < k; i++) job_spec(E, ph, b, i, k, rep, &J[i]);
+  run_jobs(ctx, E, J, k, mode, 100 + b, phase_names[ph]);
+}
+
+/* Jobs J[0..k-1] (specified; label names them in verbose output): their
+ * buffers and references, started in order, completed as mode says
+ * (tag: the native point-to-point requests'), checked, freed. */
+static void run_jobs(tl_ctx *ctx, const env *E, job *J, int k, int mode, int tag,
+                     const char *label) {
   char d[160];
   int rc;
   for (int i = 0; i < k; i++) {
-    job_spec(E, ph, b, i, k, rep, &J[i]);
     job_alloc(E, &J[i]);
     if ((rc = job_reference(E, &J[i]))) {
       job_desc(&J[i], d, sizeof d);
@@ -534,12 +547,12 @@ static void batch(tl_ctx *ctx, const env *E, int ph, int b, int k, int rep, int 
     }
   }
   for (int i = 0; i < k; i++) {
-    if (E->verbose) job_desc(&J[i], d, sizeof d), printf("rank %d: %s batch %d.%d job %d: %s\n",
-                                                       E->rank, phase_names[ph], b, rep, i, d);
+    if (E->verbose)
+      job_desc(&J[i], d, sizeof d), printf("rank %d: %s job %d: %s\n", E->rank, label, i, d);
     job_start(ctx, E, &J[i]);
   }
   if (E->verbose) printf("rank %d: completing by %s\n", E->rank, mode_names[mode]), fflush(stdout);
-  complete(ctx, E, J, k, mode, 100 + b);
+  complete(ctx, E, J, k, mode, tag);
   for (int i = 0; i < k; i++) {
     job_check(ctx, E, &J[i], mode_names[mode]);
     job_free(&J[i]);
@@ -612,6 +625,22 @@ static void freed(tl_ctx *ctx, const env *E) {
   if (E->rank == 0) printf("request free     %5.2f s\n", tl_now() - t0);
 }
 
+/* Node-aware collc_i<coll>_algo (hier; on one node shm too) of every
+ * collective before any blocking collective on the communicator, its node
+ * layout unknown: served natively, so MPI_SUCCESS and the right result
+ * (not an error, not a hang waiting for a set-up). */
+static void unset(tl_ctx *ctx, const env *E) {
+  job J[2 * K_COUNT];
+  int k = 0;
+  for (int kind = 0; kind < K_COUNT; kind++)
+    for (int s = 0; s <= E->one_node; s++, k++) {
+      memset(&J[k], 0, sizeof J[k]);
+      J[k].req = MPI_REQUEST_NULL, J[k].seed = 777 + k, J[k].kind = kind, J[k].count = 13;
+      J[k].root = k % E->p, J[k].type = T_INT, J[k].op = O_SUM, J[k].algo = s ? "shm" : "hier";
+    }
+  run_jobs(ctx, E, J, k, M_WAITALL, 99, "unset");
+}
+
 /* The communicator (a duplicate of WORLD, errors returned), types, ops. */
 static void env_make(tl_ctx *ctx, env *E) {
   int k = tl_env_int("COLLC_NODE_SIZE", 0);
@@ -646,6 +675,7 @@ int main(int argc, char **argv) {
   tl_init(&ctx, "mpi_nonblocking");
   double t0 = tl_now();
   env_make(&ctx, &E);
+  unset(&ctx, &E);
   for (int ph = 0; ph < PH_COUNT; ph++) phase(&ctx, &E, ph);
   freed(&ctx, &E);
   env_free(&E);
