@@ -154,7 +154,11 @@ static int run(exec_ctx *c, int blocking, int *done) {
   const collc_prog *P = c->pl->P;
   for (; c->pc < P->nins; c->pc++) {
     const collc_instr *I = &P->ins[c->pc];
-    int stall = 0, rc = steps[I->op](c, I, &c->pl->x[c->pc], blocking, &stall);
+    if (blocking < 0 && I->op == COLLC_OP_WAIT) { /* posted: tested at the next completion call */
+      *done = 0;
+      return MPI_SUCCESS;
+    }
+    int stall = 0, rc = steps[I->op](c, I, &c->pl->x[c->pc], blocking > 0, &stall);
     if (rc != MPI_SUCCESS) {
       int cls = BE(c)->error_class(rc);
       abandon(c);
@@ -257,7 +261,7 @@ int ctx_start(exec_ctx *c, collc_plan *pl, const exec_where *w, const void *send
               void *recvbuf, int *done) {
   int rc = begin(c, pl, w, sendbuf, recvbuf);
   *done = rc != MPI_SUCCESS;
-  return rc ? rc : run(c, 0, done);
+  return rc ? rc : run(c, -1, done);
 }
 
 int ctx_test(exec_ctx *c, int *done) { return run(c, 0, done); }

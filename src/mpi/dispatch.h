@@ -159,7 +159,9 @@ int request_native(const dispatch_call *d);
  * taken) with group communicators gcomm on st's private communicator under
  * the communicator's next tag; excl: it uses st's segment or group
  * communicators, so it runs after every earlier such execution. It starts
- * now if it can, else at a later completion call. Counted under algo. */
+ * now if it can, else at a later completion call. Counted under algo.
+ * Reads only d's spec.coll, sendbuf, recvbuf, comm and ireq (the hit path
+ * fills no more). */
 int request_nb(const dispatch_call *d, collc_state *st, collc_plan *pl, const MPI_Comm *gcomm,
                int excl, int algo, long long bytes);
 /* Nonblocking call d's request, complete already (nothing moves). */

@@ -208,9 +208,8 @@ int nb_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *recvbuf
     stats_add(k->coll + COLLC_COLL_COUNT, 0, e->bytes);
     return FAST_NATIVE;
   }
-  dispatch_call d = {.spec = {.coll = k->coll}, .sendbuf = sendbuf, .recvbuf = recvbuf,
-                     .comm = comm, .ireq = req,
-                     .bind = {.sendtype = MPI_DATATYPE_NULL, .recvtype = MPI_DATATYPE_NULL}};
+  dispatch_call d; /* (what nb_serve reads, no more: zeroing all of it cost 15 ns a call) */
+  d.spec.coll = k->coll, d.sendbuf = sendbuf, d.recvbuf = recvbuf, d.comm = comm, d.ireq = req;
   *req = MPI_REQUEST_NULL;
   if ((*rc = nb_serve(&d, st, e))) *rc = collc_raise(comm, *rc);
   return FAST_DONE;

@@ -26,30 +26,11 @@
  */
 #include "collc.h"
 #include "testlib.h"
-#include "nbwait.h"
+#include "nbmode.h"
 
-/* COLLC_TEST_NB=1 (see above). A node-aware algorithm (hier, shm) serves a
- * nonblocking call once a blocking one of the same kind has set up the node
- * segment, a torus with native components once one has made its group
- * communicators: such a call comes first, on scratch buffers. */
-static int nb_mode;
-static int nb_calls; /* completions so far (the way rotates) */
-static tl_ctx *nb_ctx;
-
-/* Complete r, reporting a completion that misbehaves (what names the
- * call). The status is not checked: calls collc hands to the MPI library
- * (intercommunicators, a torus before its group communicators) get the
- * library's, which MPI leaves undefined. */
-static int nb_finish(MPI_Request *r, int rc, const char *what) {
-  const char *msg = NULL;
-  if (rc) return rc;
-  int way = nb_calls++;
-  rc = nbw_complete(r, way, 0, &msg);
-  if (msg) tl_fail(nb_ctx, "%s completed by MPI_%s: %s", what, nbw_names[way % NBW_WAYS], msg);
-  return rc;
-}
-
-/* Whether algorithm text a needs a blocking call first (see nb_mode). */
+/* Whether algorithm text a needs a blocking call first (nbmode.h): the
+ * node-aware ones, and a torus with native components (which needs its
+ * group communicators). */
 static int nb_needs_setup(const char *a) {
   return !strncmp(a, "hier", 4) || !strncmp(a, "shm", 3) ||
          (!strncmp(a, "torus", 5) && strstr(a, "native"));
@@ -371,7 +352,7 @@ int main(int argc, char **argv) {
   tl_init(&ctx, "mpi_alltoall");
   double t0 = tl_now();
   int quick = tl_env_int("COLLC_TEST_QUICK", 0);
-  nb_mode = tl_env_int("COLLC_TEST_NB", 0), nb_ctx = &ctx;
+  nb_init(&ctx);
   tl_types_create(&ctx, &S);
   if (quick) { /* int, contig3 vs int, vector receive (holes), resized vector, by rank */
     static const int keep[] = {0, 3, 4, 6, 9};

@@ -74,44 +74,11 @@
 #include <stdarg.h>
 #include "collc.h"
 #include "redcheck.h"
-#include "nbwait.h"
-
-/* COLLC_TEST_NB=1: every call under test is the nonblocking one (MPI_I<coll>,
- * collc_i<coll>_algo), completed by a rotating completion call (nbwait.h).
- * A node-aware algorithm (hier, shm) serves a nonblocking call once a
- * blocking one of the same kind has set up the node segment: such a call
- * comes first, on scratch buffers. */
-static int nb_mode;
-static int nb_calls;  /* completions so far (the way rotates) */
-static tl_ctx *nb_ctx;
-
-/* Complete r, reporting a completion that misbehaves (what names the
- * call). The status is not checked: calls collc hands to the MPI library
- * (types with holes, say) get the library's, which MPI leaves undefined. */
-static int nb_finish(MPI_Request *r, int rc, const char *what) {
-  const char *msg = NULL;
-  if (rc) return rc;
-  int way = nb_calls++;
-  rc = nbw_complete(r, way, 0, &msg);
-  if (msg) tl_fail(nb_ctx, "%s completed by MPI_%s: %s", what, nbw_names[way % NBW_WAYS], msg);
-  return rc;
-}
+#include "nbmode.h"
 
 /* Whether algorithm text a needs a blocking call first (node-aware). */
 static int nb_needs_setup(const char *a) {
   return !strncmp(a, "hier", 4) || !strncmp(a, "shm", 3);
-}
-
-/* Scratch of bytes (zeroed) for set-up calls; freed at exit by the OS. */
-static void *nb_scratch(size_t bytes) {
-  static void *m;
-  static size_t have;
-  if (bytes > have) {
-    free(m);
-    m = calloc(1, bytes + 64), have = m ? bytes : 0;
-  }
-  if (m) memset(m, 0, bytes + 64);
-  return m;
 }
 
 enum { C_ALLREDUCE = RL_ALLREDUCE, C_RSB = RL_RSB, C_REDUCE = RL_REDUCE, C_ALLGATHER, C_BCAST,
@@ -939,7 +906,7 @@ int main(int argc, char **argv) {
   tl_init(&ctx, "mpi_reductions");
   double t0 = tl_now();
   U.quick = tl_env_int("COLLC_TEST_QUICK", 0);
-  nb_mode = tl_env_int("COLLC_TEST_NB", 0), nb_ctx = &ctx;
+  nb_init(&ctx);
   rl_types_create(&ctx, &U.S);
   U.nall = rl_cases_all(&U.S, U.all, MAX_CASES);
   core_cases(&U);
