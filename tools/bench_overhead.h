@@ -9,7 +9,10 @@
  * tool links the library) and of PMPI_<Coll> (the MPI library's) on the
  * same buffers, COUNT MPI_DOUBLE elements (MPI_SUM, root 0), alternating
  * the two in 21 rounds, and prints the median per-call time of each and the
- * difference, in microseconds. Meant for p = 1, where every call is served
+ * difference, in microseconds; for a nonblocking one also collc's blocking
+ * form of the same call in the same rotation (columns blocking, nb-blk:
+ * what the nonblocking interface costs over the blocking one, the same
+ * plan where collc serves both). Meant for p = 1, where every call is served
  * natively and the difference is collc's cost per cached call; at p > 1 the
  * times include communication (and collc's own algorithms where chosen). */
 #ifndef COLLC_BENCH_OVERHEAD_H
@@ -56,8 +59,10 @@ static int ovh_cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Seconds per call of `calls` calls of (k, which). */
+/* Seconds per call of `calls` calls of (k, which); which 2 is collc's
+ * blocking form of nonblocking collective k (k - 6, which 0). */
 static double ovh_time(int k, int which, const ovh_bufs *b, long calls, int *err) {
+  if (which == 2) k -= 6, which = 0;
   double t0 = MPI_Wtime();
   for (long i = 0; i < calls; i++) *err |= ovh_call(k, which, b);
   return (MPI_Wtime() - t0) / (double)calls;
@@ -77,21 +82,27 @@ static int overhead(MPI_Comm comm, int argc, char **argv) {
   if (!b.s || !b.r) return 2;
   if (rank == 0)
     printf("# collc-bench --overhead: p=%d, %ld MPI_DOUBLE, %ld calls x %d rounds, median "
-           "us per call\n# %-22s %10s %10s %10s\n", p, n, calls, OVH_ROUNDS, "collective",
-           "PMPI", "MPI(collc)", "extra");
+           "us per call\n# %-22s %10s %10s %10s %10s %10s\n", p, n, calls, OVH_ROUNDS,
+           "collective", "PMPI", "MPI(collc)", "extra", "blocking", "nb-blk");
   for (int k = 0; k < 12; k++) {
-    double t[2][OVH_ROUNDS];
-    ovh_time(k, 0, &b, calls / 10 + 1, &err), ovh_time(k, 1, &b, calls / 10 + 1, &err);
+    double t[3][OVH_ROUNDS], med[3] = {0, 0, 0};
+    int sides = k < 6 ? 2 : 3; /* nonblocking: against collc's blocking form too */
+    for (int w = 0; w < sides; w++) ovh_time(k, w, &b, calls / 10 + 1, &err);
     for (int i = 0; i < OVH_ROUNDS; i++) /* alternated, the first side rotating */
-      for (int j = 0; j < 2; j++) {
-        int w = (i + j) & 1;
+      for (int j = 0; j < sides; j++) {
+        int w = (i + j) % sides;
         PMPI_Barrier(comm);
         t[w][i] = ovh_time(k, w, &b, calls, &err);
       }
-    qsort(t[0], OVH_ROUNDS, sizeof(double), ovh_cmp);
-    qsort(t[1], OVH_ROUNDS, sizeof(double), ovh_cmp);
-    double ours = t[0][OVH_ROUNDS / 2] * 1e6, lib = t[1][OVH_ROUNDS / 2] * 1e6;
-    if (rank == 0) printf("  %-22s %10.4f %10.4f %10.4f\n", names[k], lib, ours, ours - lib);
+    for (int w = 0; w < sides; w++) {
+      qsort(t[w], OVH_ROUNDS, sizeof(double), ovh_cmp);
+      med[w] = t[w][OVH_ROUNDS / 2] * 1e6;
+    }
+    if (rank == 0 && sides == 2)
+      printf("  %-22s %10.4f %10.4f %10.4f\n", names[k], med[1], med[0], med[0] - med[1]);
+    else if (rank == 0)
+      printf("  %-22s %10.4f %10.4f %10.4f %10.4f %10.4f\n", names[k], med[1], med[0],
+             med[0] - med[1], med[2], med[0] - med[2]);
   }
   free(b.s), free(b.r);
   return err ? 3 : 0;

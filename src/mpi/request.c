@@ -48,8 +48,16 @@ struct preq {
 #define NBUCKETS 1024
 static preq *table[NBUCKETS];
 static preq *active;
+/* Counts read without the lock (relaxed) and changed only under it, so a
+ * change is a plain load and store, not a locked read-modify-write. */
 static atomic_int nactive;
 static atomic_int nlive;
+
+/* *n += by (under lock). */
+static void count_add(atomic_int *n, int by) {
+  atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + by,
+                        memory_order_relaxed);
+}
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The lock is taken only when MPI runs with MPI_THREAD_MULTIPLE: with any
@@ -147,14 +155,14 @@ static void active_add(preq *r) {
   r->aprev = NULL, r->anext = active;
   if (active) active->aprev = r;
   active = r;
-  atomic_fetch_add_explicit(&nactive, 1, memory_order_relaxed);
+  count_add(&nactive, 1);
 }
 
 static void active_remove(preq *r) {
   if (r->aprev) r->aprev->anext = r->anext;
   else active = r->anext;
   if (r->anext) r->anext->aprev = r->aprev;
-  atomic_fetch_sub_explicit(&nactive, 1, memory_order_relaxed);
+  count_add(&nactive, -1);
 }
 
 /* One-shot requests kept for reuse (with their contexts' buffers). A kept
@@ -174,7 +182,7 @@ static void destroy(preq *r) {
   request_free_plan(&r->rp);
   request_free_types(&r->d);
   if (r->st) state_unref(r->st);
-  atomic_fetch_sub(&nlive, 1);
+  count_add(&nlive, -1);
   if (r->oneshot && nfree < MAX_FREE) { /* (not zeroed whole: that was a third of the cost) */
     r->freed = r->err = r->started = r->busy = 0;
     r->st = NULL;
@@ -199,7 +207,7 @@ static void table_add(preq *r) {
   unsigned b = bucket(r->handle);
   r->hnext = table[b];
   table[b] = r;
-  atomic_fetch_add(&nlive, 1);
+  count_add(&nlive, 1);
 }
 
 int request_create(const dispatch_call *d, int kind, req_plan *rp, int algo, long long bytes) {
