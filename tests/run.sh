@@ -140,6 +140,12 @@ run_case "openmpi/calibrate np=4 (2 nodes of 2) -> collc-explain -S" 120 bash -c
   "COLLC_NODE_SIZE=2 ${OMPIRUN[*]} 4 $OMPI/bin/collc-bench --calibrate $cal && grep -q nic= $cal \
    && $OMPI/bin/collc-explain -S $cal -N 2 allreduce hier 4 0 1000 | grep -q 'predicted time'"
 rm -f "$cal"
+# collc-bench --overhead: every collective's row, the nonblocking ones with the
+# blocking comparison (6 columns), at p = 2 with collc's own plans forced.
+run_case "openmpi/collc-bench --overhead np=2" 120 bash -c \
+  'out=$("$@") && echo "$out" && [ "$(echo "$out" | grep -Ec "^  i[a-z_]+( +-?[0-9.]+){5}$")" = 6 ] &&
+   [ "$(echo "$out" | grep -Ec "^  [a-z_]+( +-?[0-9.]+){3}$")" = 6 ]' _ \
+  env COLLC_ALLREDUCE=recexch COLLC_BCAST=tree "${OMPIRUN[@]}" 2 "$OMPI/bin/collc-bench" --overhead 1 200
 # The default rule asks the simulator from COLLC_SIM_MIN_P ranks: latency-bound
 # (1 ms per message), p = 8 without shared memory, it predicts linear (one
 # round) 3x faster than the modelled native (Bruck, 3 rounds); bad parameters
