@@ -283,11 +283,11 @@ int request_nb(const dispatch_call *d, collc_state *st, collc_plan *pl, const MP
   r->tticket = st->nb_busy[r->tagi]++; /* (executions with one tag run in call order) */
   if (excl) r->ticket = st->excl_next++;
   r->w = (exec_where){MPI_COMM_NULL, NB_TAG_BASE + r->tagi, r->gcopy, &st->seg, NULL};
-  table_add(r);
-  stats_add(d->spec.coll + COLLC_COLL_COUNT, algo, bytes);
   r->state = REQ_RUNNING;
   active_add(r);
-  try_start(r);
+  try_start(r); /* (first: the messages leave before the bookkeeping) */
+  table_add(r);
+  stats_add(d->spec.coll + COLLC_COLL_COUNT, algo, bytes);
   *d->ireq = r->handle;
   give();
   return MPI_SUCCESS;
