@@ -248,6 +248,11 @@ run_case "openmpi/nonblocking preload stats (iallreduce recexch) np=6" 120 expec
 run_case "openmpi/nonblocking preload rule (ireduce tree) np=2" 120 expect_stats \
   '^collc-stats: ireduce tree calls=[1-9]' env COLLC_STATS=1 \
   "${OMPIRUN[@]}" 2 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_nonblocking_preload"
+# COLLC_ALLREDUCE=hier before any blocking call: the nonblocking calls are native, with a warning.
+run_case "openmpi/nonblocking preload COLLC_ALLREDUCE=hier unset: native np=4" 120 expect_stats \
+  '^collc-stats: iallreduce native calls=10 ' \
+  env COLLC_STATS=1 COLLC_ALLREDUCE=hier \
+  "${OMPIRUN[@]}" 4 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_nonblocking_preload"
 run_case "openmpi/valgrind nonblocking np=2" 300 tests/valgrind_leaks.sh \
   "${OMPIRUN[@]}" 2 -- "$OMPI/tests/mpi_nonblocking"
 for np in 1 2 3 4 5 6 7 8; do

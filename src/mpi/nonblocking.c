@@ -124,7 +124,8 @@ static int nb_decide(const dispatch_call *d, const char *forced, collc_state *st
   collc_choice c;
   decision_key dk;
   const char *text = nb_selection(d, forced, st);
-  if (forced && nb_awaits_layout(d, text)) return nb_unset(d, text);
+  int by_name = forced || *config_get()->algorithm[d->spec.coll];
+  if (by_name && nb_awaits_layout(d, text)) return nb_unset(d, text);
   int rc = strcmp(text, "native") ? dispatch_choose(d, text, forced != NULL, &c) : -1;
   if (rc > 0) return rc;
   if (d->spec.unit_bytes == 0) { /* nothing moves, on every rank */
@@ -137,7 +138,7 @@ static int nb_decide(const dispatch_call *d, const char *forced, collc_state *st
   if (D && D->algo == 0) return MPI_SUCCESS; /* the blocking call could not build it */
   if (D) c = D->choice;
   else if (dispatch_uses_segment(&c)) { /* no segment set up for it */
-    if (forced || *config_get()->algorithm[d->spec.coll]) return nb_unset(d, text);
+    if (by_name) return nb_unset(d, text);
     text = select_nonblocking(&d->spec, 0); /* the rule's rows that need no set-up */
     if (!strcmp(text, "native") || dispatch_choose(d, text, 0, &c) || choice_is_native(&c))
       return MPI_SUCCESS;
