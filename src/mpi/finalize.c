@@ -8,6 +8,7 @@
 #include "../exec/segment.h"
 
 static atomic_int hook_set, hook_done;
+static int hook_keyval = MPI_KEYVAL_INVALID;
 
 /* The end-of-run work, once; self: whether MPI_COMM_SELF's state is ours to
  * free here (not from inside MPI's deletion of MPI_COMM_SELF's attributes,
@@ -29,8 +30,8 @@ static void end_of_run(int self) {
 /* MPI_COMM_SELF's delete callback: MPI_Finalize has begun. */
 static int hook_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
   (void)comm, (void)attr, (void)extra;
-  (void)keyval; /* (freed by MPI with its last attribute) */
   end_of_run(0);
+  if (keyval == hook_keyval) PMPI_Comm_free_keyval(&hook_keyval); /* (MPI keeps it till we return) */
   return MPI_SUCCESS;
 }
 
@@ -40,12 +41,14 @@ void finalize_hook_install(void) {
   PMPI_Initialized(&init);
   PMPI_Finalized(&fin);
   if (!init || fin || atomic_exchange(&hook_set, 1)) return;
-  if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, hook_delete, &kv, NULL) == MPI_SUCCESS &&
-      PMPI_Comm_set_attr(MPI_COMM_SELF, kv, NULL) != MPI_SUCCESS)
-    PMPI_Comm_free_keyval(&kv);
+  if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, hook_delete, &kv, NULL) != MPI_SUCCESS) return;
+  if (PMPI_Comm_set_attr(MPI_COMM_SELF, kv, NULL) != MPI_SUCCESS) PMPI_Comm_free_keyval(&kv);
+  else hook_keyval = kv;
 }
 
 int MPI_Finalize(void) {
-  end_of_run(1); /* (MPI_Finalize's own deletion of the hook then finds it done) */
+  end_of_run(1);
+  if (hook_keyval != MPI_KEYVAL_INVALID) /* (its callback now finds the work done) */
+    PMPI_Comm_delete_attr(MPI_COMM_SELF, hook_keyval);
   return PMPI_Finalize();
 }
