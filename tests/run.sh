@@ -431,6 +431,13 @@ for lib in openmpi mpich; do
         -genv LD_PRELOAD "$PWD/$MPICH/libcollc.so" -- "$B/tests/fortran_$t"
     fi
   done
+  if [[ -x $B/tests/fortran_badargs ]]; then
+    run_case "fortran/$lib bad handles: error classes in ierror, preload np=1" 60 \
+      env "${lp[@]+"${lp[@]}"}" "${run[@]}" 1 "${pre[@]+"${pre[@]}"}" "$B/tests/fortran_badargs"
+    run_case "fortran/$lib bad handles self-test must fail np=1" 60 bash -c '! "$@"' _ \
+      env "${lp[@]+"${lp[@]}"}" COLLC_TEST_BREAK=1 "${run[@]}" 1 "${pre[@]+"${pre[@]}"}" \
+      "$B/tests/fortran_badargs"
+  fi
   if [[ -x $B/tests/fortran_nothing ]]; then
     run_case "fortran/$lib no collective: one stats line np=2" 60 expect_stats \
       '^collc-stats: no collective served by collc$' env "${lp[@]+"${lp[@]}"}" COLLC_STATS=1 \
