@@ -23,6 +23,7 @@ use mpi_f08_ext
 implicit none
 type(MPI_Request) :: req(6), preq(6)
 type(MPI_Status) :: st
+type(MPI_Datatype) :: tb
 #include "decl.inc"
 call MPI_Init(ierr)
 #include "body.inc"
