@@ -34,6 +34,19 @@ MPIT_SRC := $(sort $(wildcard tests/mpi/*.c))
 TEST_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit_%) \
             $(MPIT_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi_%)
 
+# Fortran test programs (tests/fortran: unmodified programs, run preloaded),
+# built with the Fortran wrapper of MPICC's library when there is one:
+# mpicc.openmpi -> mpifort.openmpi. Open MPI 4.1's persistent collectives
+# are its MPIX_ extension (-DCOLLC_MPIX); gfortran >= 10 needs
+# -fallow-argument-mismatch for mpif.h's choice buffers (-w: their warnings).
+MPIFC    ?= $(subst mpicc,mpifort,$(MPICC))
+FFLAGS   ?= -O1 -g
+FORT_DEF := $(if $(findstring openmpi,$(MPICC)),-DCOLLC_MPIX)
+FORT_SRC := $(sort $(wildcard tests/fortran/*.F90 tests/fortran/*.f90))
+ifneq ($(shell command -v $(MPIFC) 2>/dev/null),)
+TEST_BIN += $(addprefix $(BUILD)/tests/fortran_,$(basename $(notdir $(FORT_SRC))))
+endif
+
 .PHONY: all lib tools tests check bench install uninstall asan tsan clean deps fuzz smpi bench-scale
 all: lib tools $(BUILD)/collc.pc
 
@@ -79,6 +92,24 @@ $(BUILD)/tests/mpi_%: tests/mpi/%.c $(wildcard tests/mpi/*.h) $(BUILD)/libcollc.
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LINK    $@")
 	$(Q)$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) $< -o $@ $(BUILD)/libcollc.a $(LDLIBS)
+
+$(BUILD)/tests/fortran_%: tests/fortran/%.F90 $(wildcard tests/fortran/*.inc)
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  FC      $@")
+	$(Q)$(MPIFC) $(FORT_DEF) -Itests/fortran -fallow-argument-mismatch -w $(FFLAGS) $< \
+	  $(filter %.o,$^) -o $@
+
+$(BUILD)/tests/fortran_%: tests/fortran/%.f90
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  FC      $@")
+	$(Q)$(MPIFC) $(FFLAGS) $< -o $@
+
+# mixed.F90's C half (plain mpicc, the Fortran flags: an unmodified program's own C
+# code, linked by mpifort without the sanitizer runtimes of make asan).
+$(BUILD)/tests/fortran_mixed: $(BUILD)/tests/fortran_mixed_c.o
+$(BUILD)/tests/fortran_mixed_c.o: tests/fortran/mixed_c.c
+	@mkdir -p $(dir $@)
+	$(Q)$(MPICC) $(XCFLAGS) $(FFLAGS) -c $< -o $@
 
 # pkg-config file for prefix $(1), written to $(2).
 write_pc = printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: collc\nDescription: compiled MPI collectives\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lcollc\nLibs.private: -lz -lm -lhwloc -pthread\n' '$(1)' '$(VERSION)' > $(2)

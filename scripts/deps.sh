@@ -6,6 +6,7 @@ set -u
 need=""
 have() { command -v "$1" >/dev/null 2>&1; }
 have gcc            || need="$need gcc"
+have gfortran       || need="$need gfortran" # (mpifort.openmpi, mpifort.mpich: tests/fortran)
 have make           || need="$need make"
 have mpicc.openmpi  || need="$need openmpi-bin libopenmpi-dev"
 have mpicc.mpich    || need="$need mpich libmpich-dev"

@@ -367,6 +367,90 @@ run_case "mpich/valgrind nonblocking np=2" 300 tests/valgrind_leaks.sh \
 run_case "mpich/wisdom across runs, damaged files np=3 (reductions)" 300 \
   env COLLC_TEST_QUICK=1 tests/wisdom_mpi.sh "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_reductions" --
 
+echo "== Fortran programs (mpif.h, use mpi, use mpi_f08; unmodified, preloaded)"
+# expect_each RE... -- PROGRAM...: the program passes and printed a line
+# matching each RE (collc-stats lines prove collc served the calls, their
+# counts that each ran once).
+expect_each() {
+  local want=() out re
+  while [[ $1 != -- ]]; do want+=("$1"); shift; done
+  shift
+  out=$("$@" 2>&1) || { echo "$out"; return 1; }
+  for re in "${want[@]}"; do
+    grep -Eq "$re" <<<"$out" || { echo "$out"; echo "missing line: $re"; return 1; }
+  done
+}
+export -f expect_each
+# tests/fortran/body.inc's calls per rank: 4 of each blocking collective
+# (plain, in place, two persistent starts; bcast: plain, from MPI_BOTTOM, two starts),
+# 1 of each nonblocking one (iallreduce 2). Forced algorithms: collc's plans.
+FORT_ALGOS=(COLLC_STATS=1 COLLC_ALLREDUCE=recexch COLLC_REDUCE_SCATTER_BLOCK=recexch
+            COLLC_REDUCE=tree COLLC_ALLGATHER=recexch COLLC_BCAST=tree COLLC_ALLTOALL=bruck)
+FORT_STATS=('^collc-stats: allreduce recexch calls=4 ' '^collc-stats: reduce_scatter_block recexch calls=4 '
+            '^collc-stats: reduce tree calls=4 ' '^collc-stats: allgather recexch calls=4 '
+            '^collc-stats: alltoall bruck calls=4 ' '^collc-stats: bcast tree calls=4 '
+            '^collc-stats: iallreduce recexch calls=2 ' '^collc-stats: ireduce_scatter_block recexch calls=1 '
+            '^collc-stats: ireduce tree calls=1 ' '^collc-stats: iallgather recexch calls=1 '
+            '^collc-stats: ialltoall bruck calls=1 ' '^collc-stats: ibcast tree calls=1 ')
+for lib in openmpi mpich; do
+  if [[ $lib == openmpi ]]; then
+    B=$OMPI run=("${OMPIRUN[@]}") nps="1 3 4" pre=(-x LD_PRELOAD="$PWD/$OMPI/libcollc.so")
+    envs=(); for e in "${FORT_ALGOS[@]}"; do envs+=(-x "$e"); done
+    native=()
+  else
+    B=$MPICH run=("${MPICHRUN[@]}") nps="3" pre=() envs=() native=(COLLC_TEST_MPICH_NATIVE=1)
+  fi
+  lp=(); [[ $lib == mpich ]] && lp=(LD_PRELOAD="$PWD/$MPICH/libcollc.so")
+  for t in mpifh usempi f08; do
+    [[ -x $B/tests/fortran_$t ]] || continue
+    run_case "fortran/$lib $t native np=3" 60 env "${native[@]+"${native[@]}"}" "${run[@]}" 3 \
+      "$B/tests/fortran_$t"
+    for np in $nps; do
+      run_case "fortran/$lib $t preload np=$np" 60 env "${lp[@]+"${lp[@]}"}" "${run[@]}" $np \
+        "${pre[@]+"${pre[@]}"}" "$B/tests/fortran_$t"
+    done
+    run_case "fortran/$lib $t preload, collc's plans, stats np=3" 60 expect_each "${FORT_STATS[@]}" \
+      -- env "${lp[@]+"${lp[@]}"}" "${FORT_ALGOS[@]}" "${run[@]}" 3 "${envs[@]+"${envs[@]}"}" \
+      "${pre[@]+"${pre[@]}"}" "$B/tests/fortran_$t"
+    run_case "fortran/$lib $t self-test must fail np=3" 60 bash -c '! "$@"' _ \
+      env "${lp[@]+"${lp[@]}"}" COLLC_TEST_BREAK=1 "${run[@]}" 3 "${pre[@]+"${pre[@]}"}" \
+      "$B/tests/fortran_$t"
+  done
+  if [[ -x $B/tests/fortran_mixed ]]; then
+    run_case "fortran/$lib mixed C/Fortran requests native np=3" 60 "${run[@]}" 3 \
+      "$B/tests/fortran_mixed"
+    run_case "fortran/$lib mixed C/Fortran requests preload np=3" 60 expect_each \
+      '^collc-stats: allreduce recexch calls=4 ' '^collc-stats: iallreduce recexch calls=43 ' \
+      -- env "${lp[@]+"${lp[@]}"}" COLLC_STATS=1 COLLC_ALLREDUCE=recexch "${run[@]}" 3 \
+      "${envs[@]+"${envs[@]}"}" "${pre[@]+"${pre[@]}"}" "$B/tests/fortran_mixed"
+    run_case "fortran/$lib mixed self-test must fail np=3" 60 bash -c '! "$@"' _ \
+      env "${lp[@]+"${lp[@]}"}" COLLC_TEST_BREAK=1 "${run[@]}" 3 "${pre[@]+"${pre[@]}"}" \
+      "$B/tests/fortran_mixed"
+  fi
+  for t in f08 mixed; do # (the conversions' stack and heap arrays, the end-of-run hook)
+    [[ -x $B/tests/fortran_$t ]] || continue
+    if [[ $lib == openmpi ]]; then
+      run_case "fortran/$lib valgrind $t np=2" 300 tests/valgrind_leaks.sh "${run[@]}" 2 \
+        "${pre[@]}" -- "$B/tests/fortran_$t"
+    else
+      run_case "fortran/$lib valgrind $t np=2" 300 tests/valgrind_leaks.sh "${run[@]}" 2 \
+        -genv LD_PRELOAD "$PWD/$MPICH/libcollc.so" -- "$B/tests/fortran_$t"
+    fi
+  done
+  if [[ -x $B/tests/fortran_badargs ]]; then
+    run_case "fortran/$lib bad handles: error classes in ierror, preload np=1" 60 \
+      env "${lp[@]+"${lp[@]}"}" "${run[@]}" 1 "${pre[@]+"${pre[@]}"}" "$B/tests/fortran_badargs"
+    run_case "fortran/$lib bad handles self-test must fail np=1" 60 bash -c '! "$@"' _ \
+      env "${lp[@]+"${lp[@]}"}" COLLC_TEST_BREAK=1 "${run[@]}" 1 "${pre[@]+"${pre[@]}"}" \
+      "$B/tests/fortran_badargs"
+  fi
+  if [[ -x $B/tests/fortran_nothing ]]; then
+    run_case "fortran/$lib no collective: one stats line np=2" 60 expect_stats \
+      '^collc-stats: no collective served by collc$' env "${lp[@]+"${lp[@]}"}" COLLC_STATS=1 \
+      "${run[@]}" 2 "${envs[@]+"${envs[@]}"}" "${pre[@]+"${pre[@]}"}" "$B/tests/fortran_nothing"
+  fi
+done
+
 echo "== SimGrid SMPI (simulated ranks; built by make smpi into build-smpi/)"
 # The all-to-all suite against SMPI's own all-to-all at p = 16: two simulated
 # nodes of the torus paper's machine model (bench/platforms/paper-36x32.xml),
@@ -435,6 +519,14 @@ run_case "asan/errors np=2" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 2 build-asan/tests/mpi_errors
 run_case "asan/factorize np=6" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 6 build-asan/tests/mpi_factorize
+# The Fortran entry points (request and status conversions): the sanitized
+# library preloaded, after the sanitizer runtimes, into the unmodified programs.
+asan_pre="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so):$PWD/build-asan/libcollc.so"
+for t in f08 mpifh mixed; do
+  [[ -x $OMPI/tests/fortran_$t && -f build-asan/libcollc.so ]] || continue
+  run_case "asan/fortran $t preload np=3" 120 "${OMPIRUN[@]}" 3 -x ASAN_OPTIONS=detect_leaks=0 \
+    -x LD_PRELOAD="$asan_pre" "$OMPI/tests/fortran_$t"
+done
 
 echo "== ThreadSanitizer (MPI_THREAD_MULTIPLE: 4 threads per rank; build-tsan, tests/tsan.supp)"
 # tsan_case LIMIT CMD...: CMD (an MPI run of a build-tsan program, stopped

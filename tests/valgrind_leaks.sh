@@ -25,6 +25,9 @@ logs=$(mktemp -d)
 # (--fullpath-after=): "(/path/to/repo/src/mpi/state.c:35)".
 root=$(pwd -P)
 collc_frame="\\(${root//./\\.}/(src/[a-z]+|include)/[A-Za-z0-9_]+\\.[ch]:[0-9]+\\)"
+# Not collc's: the Fortran MPI_INIT/MPI_FINALIZE forms, which only forward
+# to the MPI library's own (whose allocations they are).
+fwd_frame=": (mpi|MPI)_(init|init_thread|finalize|INIT|INIT_THREAD|FINALIZE|Init|Init_thread|Finalize)[a-z0-9_]* \\(.*/src/mpi/fortran\\.c:"
 
 "${launcher[@]}" "${VALGRIND:-valgrind}" --leak-check=full --num-callers=50 --fullpath-after= \
   --errors-for-leak-kinds=definite --log-file="$logs/vg.%p" "$@"
@@ -34,12 +37,12 @@ status=$?
 # Print the records (blank-line separated, "==pid==" prefixed) of kind
 # regex $2 from log $1 that have a collc frame; return how many.
 records() {
-  KIND=$2 FRAME=$collc_frame awk '
-    BEGIN { kind = ENVIRON["KIND"]; frame = ENVIRON["FRAME"] }
+  KIND=$2 FRAME=$collc_frame FWD=$fwd_frame awk '
+    BEGIN { kind = ENVIRON["KIND"]; frame = ENVIRON["FRAME"]; fwd = ENVIRON["FWD"] }
     { line = $0; sub(/^==[0-9]+== ?/, "", line) }
     line == "" { if (inrec && hit) { printf "%s", rec; n++ } inrec = 0; hit = 0; rec = ""; next }
     !inrec && line ~ kind { inrec = 1 }
-    inrec { rec = rec $0 "\n"; if (line ~ frame) hit = 1 }
+    inrec { rec = rec $0 "\n"; if (line ~ frame && line !~ fwd) hit = 1 }
     END { if (inrec && hit) { printf "%s", rec; n++ } exit (n > 0) }' "$1"
 }
 

@@ -213,10 +213,18 @@ long type_serial(MPI_Datatype t);
 void state_release(MPI_Comm comm);
 /* Free the attribute keys (at finalize, after the last state_release). */
 void state_free_keyvals(void);
+/* Hang the end-of-run work (statistics, freeing states and segments) on an
+ * MPI_COMM_SELF attribute, whose delete callback MPI runs at the start of
+ * MPI_Finalize however it is reached (a Fortran binding calls
+ * PMPI_Finalize). Idempotent, thread safe; a no-op before MPI_Init or after
+ * MPI_Finalize. Installed before any state is set on MPI_COMM_SELF, so MPI
+ * (deleting in reverse order of setting) frees that state first. */
+void finalize_hook_install(void);
 
 /* Statistics (stats.c): coll, or COLLC_COLL_COUNT + coll for the
  * nonblocking call of coll. */
 void stats_add(int coll, int algo, long long bytes);
+/* Print the counts (rank 0's), or one line saying collc served nothing. */
 void stats_print(void);
 /* Count wisdom files loaded, saved and ignored (damaged or stale). */
 void stats_wisdom(int loaded, int saved, int ignored);

@@ -80,6 +80,7 @@ int state_next_tag(collc_state *st) {
 
 /* Both attribute keys, created once per process (threads may race here). */
 static void keyvals_create(void) {
+  finalize_hook_install(); /* (before any state on MPI_COMM_SELF: see internal.h) */
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, state_delete, &comm_keyval, NULL);
   PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &type_keyval, NULL);
 }

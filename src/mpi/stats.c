@@ -27,12 +27,14 @@ void stats_wisdom(int loaded, int saved, int ignored) {
 }
 
 void stats_print(void) {
+  int any = 0;
   for (int c = 0; c < 2 * COLLC_COLL_COUNT; c++)
     for (int a = 0; a < algo_count && a < STATS_MAX_ALGOS; a++)
-      if (stats[c][a].calls)
+      if (stats[c][a].calls && ++any)
         fprintf(stderr, "collc-stats: %s%s %s calls=%lld bytes=%lld\n",
                 c >= COLLC_COLL_COUNT ? "i" : "", coll_name(c % COLLC_COLL_COUNT),
                 algo_registry[a]->name, stats[c][a].calls, stats[c][a].bytes);
+  if (!any) fprintf(stderr, "collc-stats: no collective served by collc\n");
   if (wisdom[0] || wisdom[1] || wisdom[2])
     fprintf(stderr, "collc-wisdom: loaded=%lld saved=%lld ignored=%lld\n", wisdom[0], wisdom[1],
             wisdom[2]);
