@@ -343,9 +343,6 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
       state_layout(st, d->comm) == MPI_SUCCESS) /* (collective, once per communicator) */
     call.spec.layout = st->layout;
   const char *text = selection(d, forced, st);
-  if (!forced && !d->request && st && (st->never >> d->spec.coll & 1) && strcmp(text, "native"))
-    collc_warn_once("never", "internal error: the rule picks %s for %s, which the hit path "
-                    "sends to the native call", text, coll_name(d->spec.coll));
   if (d->spec.unit_bytes == 0) { /* nothing moves, on every rank */
     if ((rc = dispatch_choose(d, text, forced != NULL, &c))) return collc_raise(d->comm, rc);
     if (d->request) { /* counted at each start; needs no datatypes */
@@ -392,7 +389,6 @@ int dispatch_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *r
                   int *rc) {
   collc_state *st;
   if (comm == MPI_COMM_NULL || request_busy() || !(st = state_find(comm))) return FAST_MISS;
-  if ((st->never >> k->coll & 1) && !config_get()->stats) return FAST_NATIVE;
   const call_entry *e = call_find(st->calls, k);
   if (!e || !dispatch_buffers_plain(e, sendbuf, recvbuf)) return FAST_MISS;
   stats_add(k->coll, e->algo, e->bytes);

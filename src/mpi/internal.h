@@ -109,9 +109,6 @@ typedef struct {
   int yield;              /* my node has more ranks than cores */
   int cma, cma_done;      /* my node's ranks may read each other's memory (state_cma) */
   shm_seg *seg;           /* node segment of the blocking plans (grown on demand) */
-  unsigned never;         /* bit c: no blocking call of collective c is ever served here
-                             (no COLLC_<COLL>, no rule row for this p, no simulation):
-                             the hit path goes native before the call cache */
   call_entry *calls;      /* the call cache: CALL_SLOTS entries, NULL until used */
   exec_ctx *bctx;         /* the blocking calls' execution context, NULL until used */
   /* Nonblocking calls (nonblocking.c): decided locally, from what the
@@ -240,10 +237,6 @@ void collc_warn_here(const char *key, const char *fmt, ...) __attribute__((forma
 
 /* Default algorithm text for spec (select.c). */
 const char *select_default(const collc_spec *s);
-/* The collectives (bit c for collective c) whose blocking calls on an
- * intracommunicator of p ranks collc never serves: no COLLC_<COLL>, no rule
- * row for p, no simulation at p. */
-unsigned select_never(int p);
 /* The rule for s as a nonblocking call: its own rows too, and node-aware
  * rows only if node_ready (a blocking call has set up what they need). */
 const char *select_nonblocking(const collc_spec *s, int node_ready);

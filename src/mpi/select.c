@@ -169,21 +169,6 @@ const char *select_nonblocking(const collc_spec *s, int node_ready) {
   return R ? row_algo(R, &t) : "native";
 }
 
-unsigned select_never(int p) {
-  const collc_config *C = config_get();
-  unsigned never = 0;
-  pthread_once(&once, detect_library);
-  if (C->sim_min_p > 0 && p >= C->sim_min_p) return 0;
-  for (int c = 0; c < COLLC_COLL_COUNT; c++) {
-    int served = *C->algorithm[c] != 0;
-    for (size_t i = 0; i < sizeof rules / sizeof rules[0] && !served; i++)
-      served = !rules[i].nb && rules[i].lib == library && rules[i].coll == c &&
-               p >= rules[i].pmin && p <= rules[i].pmax;
-    if (!served) never |= 1u << c;
-  }
-  return never;
-}
-
 int select_may_share(const collc_spec *s) {
   const rule *R = first_row(s, 1, 0);
   return (R && node_aware(s->coll, row_algo(R, s))) || select_simulates(s);

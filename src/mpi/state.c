@@ -96,10 +96,6 @@ collc_state *state_get(MPI_Comm comm, int create) {
   if (!st) return NULL;
   st->priv = st->node = st->priv_new = MPI_COMM_NULL;
   st->priv_req = MPI_REQUEST_NULL;
-  int p = 0, inter = 1;
-  if (PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter &&
-      PMPI_Comm_size(comm, &p) == MPI_SUCCESS)
-    st->never = select_never(p);
   if (PMPI_Comm_set_attr(comm, comm_keyval, st) != MPI_SUCCESS) {
     free(st);
     return NULL;
