@@ -196,6 +196,28 @@ for spec in "allreduce recexch" "reduce_scatter_block recexch" "reduce tree" "al
     COLLC_BCAST=tree:2,3 "${OMPIRUN[@]}" 6 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" \
     "$OMPI/tests/mpi_reductions_preload"
 done
+# The native correctness guard (src/mpi/guard.c): with Open MPI's defaults (no --mca op ^avx,
+# whose AVX-512 8- and 16-bit sums saturate on this CPU; and 4.1.4's MAX of MPI_UNSIGNED_LONG
+# compares signed on any CPU), every reduction of the default rule is exact; with the guard
+# off the same run must fail; the test hook marks a pair wrong; no false alarm on int sums.
+OMPIRUN_DEFAULT=(mpirun.openmpi --oversubscribe --bind-to none --mca mpi_yield_when_idle 1
+                 --mca btl_vader_single_copy_mechanism none -np)
+run_case "openmpi/guard: native's wrong reductions served by collc, exact np=4" 120 expect_stats \
+  '^collc-stats: native MPI_UNSIGNED_LONG MPI_MAX is wrong here: served by collc' \
+  env COLLC_STATS=1 COLLC_TEST_EXPECT_COLLC=1 "${OMPIRUN_DEFAULT[@]}" 4 \
+  -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_reductions_preload"
+run_case "openmpi/guard off (COLLC_GUARD=0): the same must fail np=4" 120 bash -c '! "$@"' _ \
+  env COLLC_GUARD=0 COLLC_TEST_EXPECT_COLLC=1 COLLC_TEST_QUICK=1 "${OMPIRUN_DEFAULT[@]}" 4 \
+  -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_reductions_preload"
+run_case "openmpi/guard test hook MPI_INT:MPI_SUM np=3" 120 expect_stats \
+  '^collc-stats: native MPI_INT MPI_SUM is wrong here: served by collc' \
+  env COLLC_STATS=1 COLLC_TEST_QUICK=1 COLLC_TEST_NATIVE_WRONG=MPI_INT:MPI_SUM "${OMPIRUN[@]}" 3 \
+  -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_reductions_preload"
+run_case "openmpi/guard: no false alarm on int and double sums np=3" 120 bash -c \
+  'out=$("$@" 2>&1) && echo "$out" | grep -q "^collc-stats: allreduce native" &&
+   ! echo "$out" | grep -E "native MPI_(INT|DOUBLE|FLOAT|LONG) MPI_SUM is wrong"' _ \
+  env COLLC_STATS=1 COLLC_TEST_QUICK=1 "${OMPIRUN[@]}" 3 \
+  -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_reductions_preload"
 run_case "openmpi/reductions preload cyclic, non-commutative falls back np=5" 120 expect_stats \
   '^collc-stats: allreduce cyclic calls=[1-9][0-9]* bytes=[1-9]' \
   env COLLC_STATS=1 COLLC_ALLREDUCE=cyclic COLLC_REDUCE_SCATTER_BLOCK=cyclic:-3,-3 \
@@ -321,6 +343,14 @@ run_case "mpich/reductions preload stats np=4" 120 expect_stats \
   env COLLC_STATS=1 COLLC_TEST_QUICK=1 COLLC_TEST_EXPECT_COLLC=1 COLLC_ALLREDUCE=recexch \
   COLLC_REDUCE_SCATTER_BLOCK=recexch COLLC_REDUCE=tree COLLC_ALLGATHER=recexch COLLC_BCAST=tree:3 \
   LD_PRELOAD="$PWD/$MPICH/libcollc.so" "${MPICHRUN[@]}" 4 "$MPICH/tests/mpi_reductions_preload"
+# The guard on MPICH 4.0.2 (its MAX/MIN of unsigned types compare signed): exact; off: must fail.
+run_case "mpich/guard: native's wrong reductions served by collc, exact np=3" 120 expect_stats \
+  '^collc-stats: native MPI_UNSIGNED_LONG MPI_MAX is wrong here: served by collc' \
+  env COLLC_STATS=1 COLLC_TEST_QUICK=1 COLLC_TEST_EXPECT_COLLC=1 \
+  LD_PRELOAD="$PWD/$MPICH/libcollc.so" "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_reductions_preload"
+run_case "mpich/guard off (COLLC_GUARD=0): the same must fail np=3" 120 bash -c '! "$@"' _ \
+  env COLLC_GUARD=0 COLLC_TEST_QUICK=1 COLLC_TEST_EXPECT_COLLC=1 \
+  LD_PRELOAD="$PWD/$MPICH/libcollc.so" "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_reductions_preload"
 run_case "mpich/valgrind reductions np=2" 300 env COLLC_TEST_QUICK=1 tests/valgrind_leaks.sh \
   "${MPICHRUN[@]}" 2 -- "$MPICH/tests/mpi_reductions"
 run_case "mpich/errors bad COLLC_ALLTOALL np=2" 60 env COLLC_ALLTOALL=bogus \

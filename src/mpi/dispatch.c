@@ -57,10 +57,17 @@ static int agree(MPI_Comm comm, int ok) {
 static const char *selection(const dispatch_call *d, const char *forced, collc_state *st) {
   const char *env = config_get()->algorithm[d->spec.coll];
   if (forced) return forced;
-  if (d->hint) return d->hint;
-  if (*env) return env;
-  if (select_simulates(&d->spec)) return select_simulated(&d->spec, d->comm, st);
-  return select_default(&d->spec);
+  if (d->hint) return dispatch_guarded(d, d->hint);
+  if (*env) return dispatch_guarded(d, env);
+  if (select_simulates(&d->spec))
+    return dispatch_guarded(d, select_simulated(&d->spec, d->comm, st));
+  return dispatch_guarded(d, select_default(&d->spec));
+}
+
+const char *dispatch_guarded(const dispatch_call *d, const char *text) {
+  const char *g = strcmp(text, "native") ? NULL
+                                          : guard_text(&d->spec, d->bind.recvtype, d->bind.op);
+  return g ? g : text;
 }
 
 /* Parse and resolve text for d into c. An unusable forced text is
@@ -80,7 +87,7 @@ int dispatch_choose(const dispatch_call *d, const char *text, int forced, collc_
                     why);
   else /* the simulator's pick for another call of its size class */
     collc_warn_once(text, "default rule: %s does not fit (%s); using native", text, why);
-  text = select_default(&d->spec);
+  text = dispatch_guarded(d, select_default(&d->spec));
   if (choice_parse(d->spec.coll, text, c, why, sizeof why) ||
       choice_resolve(&d->spec, c, why, sizeof why))
     return choice_parse(d->spec.coll, "native", c, why, sizeof why);

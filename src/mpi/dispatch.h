@@ -86,6 +86,9 @@ int dispatch_native(const dispatch_call *d, long long bytes);
  * FAST_MISS, take the slow path (not cached, unusual buffers, or requests
  * of ours are running, which the slow path keeps moving). */
 enum { FAST_MISS, FAST_NATIVE, FAST_DONE };
+/* text, or where it is "native" for a reduction the MPI library computes
+ * wrong on this machine (guard.c), the algorithm collc serves it with. */
+const char *dispatch_guarded(const dispatch_call *d, const char *text);
 int dispatch_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *recvbuf, int *rc);
 
 /* Shared with nonblocking.c (dispatch.c). The program of choice c for s

@@ -235,6 +235,13 @@ void collc_warn_once(const char *key, const char *fmt, ...) __attribute__((forma
 /* One warning per process and key, on this rank (whatever its rank). */
 void collc_warn_here(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The native correctness guard (guard.c): for a reduction s on predefined
+ * (type, op) that the MPI library computes wrong here (checked once per
+ * process), the algorithm collc serves it with; else NULL. */
+const char *guard_text(const collc_spec *s, MPI_Datatype type, MPI_Op op);
+/* Stats lines of the pairs the guard served (rank 0, at the end of the run). */
+void guard_print(void);
+
 /* Default algorithm text for spec (select.c). */
 const char *select_default(const collc_spec *s);
 /* The rule for s as a nonblocking call: its own rows too, and node-aware

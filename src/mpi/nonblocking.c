@@ -35,9 +35,10 @@ static const char *nb_selection(const dispatch_call *d, const char *forced,
                                 const collc_state *st) {
   const char *env = config_get()->algorithm[d->spec.coll];
   if (forced) return forced;
-  if (*env) return env;
-  if (select_simulates(&d->spec)) return select_simulated_known(&d->spec, st);
-  return select_nonblocking(&d->spec, 1);
+  if (*env) return dispatch_guarded(d, env);
+  if (select_simulates(&d->spec))
+    return dispatch_guarded(d, select_simulated_known(&d->spec, st));
+  return dispatch_guarded(d, select_nonblocking(&d->spec, 1));
 }
 
 /* Whether t is a predefined datatype (or unused). */
@@ -139,7 +140,7 @@ static int nb_decide(const dispatch_call *d, const char *forced, collc_state *st
   if (D) c = D->choice;
   else if (dispatch_uses_segment(&c)) { /* no segment set up for it */
     if (by_name) return nb_unset(d, text);
-    text = select_nonblocking(&d->spec, 0); /* the rule's rows that need no set-up */
+    text = dispatch_guarded(d, select_nonblocking(&d->spec, 0)); /* rows needing no set-up */
     if (!strcmp(text, "native") || dispatch_choose(d, text, 0, &c) || choice_is_native(&c))
       return MPI_SUCCESS;
   }

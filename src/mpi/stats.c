@@ -35,6 +35,7 @@ void stats_print(void) {
                 c >= COLLC_COLL_COUNT ? "i" : "", coll_name(c % COLLC_COLL_COUNT),
                 algo_registry[a]->name, stats[c][a].calls, stats[c][a].bytes);
   if (!any) fprintf(stderr, "collc-stats: no collective served by collc\n");
+  guard_print();
   if (wisdom[0] || wisdom[1] || wisdom[2])
     fprintf(stderr, "collc-wisdom: loaded=%lld saved=%lld ignored=%lld\n", wisdom[0], wisdom[1],
             wisdom[2]);
