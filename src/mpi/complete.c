@@ -211,7 +211,7 @@ int MPI_Request_get_status(MPI_Request h, int *flag, MPI_Status *st) {
   req_lock();
   req_progress();
   preq *r = req_find(h);
-  if (r && (*flag = req_state(r) != REQ_RUNNING)) req_empty_status(r, st);
+  if (r && (*flag = req_state(r) != REQ_RUNNING)) req_empty_status(st);
   req_unlock();
   return r ? MPI_SUCCESS : PMPI_Request_get_status(h, flag, st);
 }

@@ -57,11 +57,11 @@ static int agree(MPI_Comm comm, int ok) {
 static const char *selection(const dispatch_call *d, const char *forced, collc_state *st) {
   const char *env = config_get()->algorithm[d->spec.coll];
   if (forced) return forced;
-  if (d->hint) return dispatch_guarded(d, d->hint);
-  if (*env) return dispatch_guarded(d, env);
-  if (select_simulates(&d->spec))
-    return dispatch_guarded(d, select_simulated(&d->spec, d->comm, st));
-  return dispatch_guarded(d, select_default(&d->spec));
+  const char *t = d->hint                        ? d->hint
+                  : *env                         ? env
+                  : select_simulates(&d->spec) ? select_simulated(&d->spec, d->comm, st)
+                                                 : select_default(&d->spec);
+  return dispatch_guarded(d, t);
 }
 
 const char *dispatch_guarded(const dispatch_call *d, const char *text) {

@@ -35,10 +35,10 @@ static const char *nb_selection(const dispatch_call *d, const char *forced,
                                 const collc_state *st) {
   const char *env = config_get()->algorithm[d->spec.coll];
   if (forced) return forced;
-  if (*env) return dispatch_guarded(d, env);
-  if (select_simulates(&d->spec))
-    return dispatch_guarded(d, select_simulated_known(&d->spec, st));
-  return dispatch_guarded(d, select_nonblocking(&d->spec, 1));
+  const char *t = *env                         ? env
+                  : select_simulates(&d->spec) ? select_simulated_known(&d->spec, st)
+                                                 : select_nonblocking(&d->spec, 1);
+  return dispatch_guarded(d, t);
 }
 
 /* Whether t is a predefined datatype (or unused). */

@@ -435,8 +435,7 @@ void req_finish(preq *r) {
   }
 }
 
-void req_empty_status(const preq *r, MPI_Status *st) {
-  (void)r;
+void req_empty_status(MPI_Status *st) {
   if (st == MPI_STATUS_IGNORE) return; /* (the MPI standard's empty status) */
   st->MPI_SOURCE = MPI_ANY_SOURCE, st->MPI_TAG = MPI_ANY_TAG, st->MPI_ERROR = MPI_SUCCESS;
   PMPI_Status_set_elements(st, MPI_BYTE, 0);
@@ -445,7 +444,7 @@ void req_empty_status(const preq *r, MPI_Status *st) {
 
 int req_report(preq *r, MPI_Status *st, MPI_Request *h) {
   int err = r->err;
-  req_empty_status(r, st);
+  req_empty_status(st);
   r->state = REQ_IDLE;
   r->err = MPI_SUCCESS;
   if (r->oneshot) { /* a nonblocking call's request ends here */

@@ -30,8 +30,8 @@ void req_finish(preq *r);
  * request is destroyed and its handle *h set to MPI_REQUEST_NULL. Returns
  * r's error class. */
 int req_report(preq *r, MPI_Status *st, MPI_Request *h);
-/* st gets the empty status (unless MPI_STATUS_IGNORE); r is unchanged. */
-void req_empty_status(const preq *r, MPI_Status *st);
+/* st gets the empty status of MPI (unless MPI_STATUS_IGNORE). */
+void req_empty_status(MPI_Status *st);
 /* MPI_Request_free: now, or when r ends if it is running. */
 void req_free(preq *r);
 /* collc_raise(comm, err) unless err is MPI_SUCCESS (call without the lock). */
