@@ -263,7 +263,7 @@ done
 run_case "openmpi/nonblocking self-test must fail np=4" 60 bash -c '! "$@"' _ \
   env COLLC_TEST_BREAK=7 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_nonblocking"
 run_case "openmpi/nonblocking preload stats (iallreduce recexch) np=6" 120 expect_stats \
-  '^collc-stats: iallreduce recexch calls=10 bytes=[1-9]' env COLLC_STATS=1 COLLC_ALLREDUCE=recexch \
+  '^collc-stats: iallreduce recexch calls=110 bytes=[1-9]' env COLLC_STATS=1 COLLC_ALLREDUCE=recexch \
   "${OMPIRUN[@]}" 6 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_nonblocking_preload"
 # The rule's nonblocking rows (Open MPI, p = 2): MPI_Ireduce of 4000 bytes and less is a tree.
 run_case "openmpi/nonblocking preload rule (ireduce tree) np=2" 120 expect_stats \
@@ -271,7 +271,7 @@ run_case "openmpi/nonblocking preload rule (ireduce tree) np=2" 120 expect_stats
   "${OMPIRUN[@]}" 2 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_nonblocking_preload"
 # COLLC_ALLREDUCE=hier before any blocking call: the nonblocking calls are native, with a warning.
 run_case "openmpi/nonblocking preload COLLC_ALLREDUCE=hier unset: native np=4" 120 expect_stats \
-  '^collc-stats: iallreduce native calls=10 ' \
+  '^collc-stats: iallreduce native calls=110 ' \
   env COLLC_STATS=1 COLLC_ALLREDUCE=hier \
   "${OMPIRUN[@]}" 4 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_nonblocking_preload"
 run_case "openmpi/valgrind nonblocking np=2" 300 tests/valgrind_leaks.sh \
@@ -389,7 +389,7 @@ for np in 2 3; do
     "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_reductions"
 done
 run_case "mpich/nonblocking preload stats (iallreduce recexch) np=3" 120 expect_stats \
-  '^collc-stats: iallreduce recexch calls=10 bytes=[1-9]' env COLLC_STATS=1 COLLC_ALLREDUCE=recexch \
+  '^collc-stats: iallreduce recexch calls=110 bytes=[1-9]' env COLLC_STATS=1 COLLC_ALLREDUCE=recexch \
   LD_PRELOAD="$PWD/$MPICH/libcollc.so" "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_nonblocking_preload"
 run_case "mpich/valgrind nonblocking np=2" 300 tests/valgrind_leaks.sh \
   "${MPICHRUN[@]}" 2 -- "$MPICH/tests/mpi_nonblocking"
@@ -556,6 +556,11 @@ for t in f08 mpifh mixed; do
   run_case "asan/fortran $t preload np=3" 120 "${OMPIRUN[@]}" 3 -x ASAN_OPTIONS=detect_leaks=0 \
     -x LD_PRELOAD="$asan_pre" "$OMPI/tests/fortran_$t"
 done
+# More nonblocking call keys outstanding than the call cache has slots: a
+# replaced entry's plan must outlive the requests running it.
+run_case "asan/nonblocking preload (iallreduce recexch) np=3" 120 "${OMPIRUN[@]}" 3 \
+  -x ASAN_OPTIONS=detect_leaks=0 -x COLLC_ALLREDUCE=recexch -x LD_PRELOAD="$asan_pre" \
+  "$OMPI/tests/mpi_nonblocking_preload"
 
 echo "== ThreadSanitizer (MPI_THREAD_MULTIPLE: 4 threads per rank; build-tsan, tests/tsan.supp)"
 # tsan_case LIMIT CMD...: CMD (an MPI run of a build-tsan program, stopped

@@ -129,10 +129,13 @@ void nb_clear(collc_state *st);
 /* Persistent requests (request.c). What a start does. */
 enum { REQ_PLAN, REQ_NATIVE, REQ_EMPTY };
 /* What a REQ_PLAN request runs, all of it its own: a reference to the
- * plan, duplicates of the group communicators, its segment (a malloc'd
- * cell, the segment retired with the request), its tag. */
+ * plan (or, lent, the plan of a nonblocking call-cache entry, which
+ * request_unborrow turns into a reference before the entry lets it go),
+ * duplicates of the group communicators, its segment (a malloc'd cell,
+ * the segment retired with the request), its tag. */
 typedef struct {
   collc_plan *pl;
+  int lent;
   MPI_Comm gdup[COLLC_MAXF + 1];
   int ngdup;
   shm_seg **seg;
@@ -158,15 +161,19 @@ int request_run(exec_ctx *c, collc_plan *pl, const exec_where *w, const void *se
 int request_wait_native(MPI_Request *q);
 /* d's native blocking call. */
 int request_native(const dispatch_call *d);
-/* Nonblocking call d's request *d->ireq, running plan pl (a reference is
- * taken) with group communicators gcomm on st's private communicator under
- * the communicator's next tag; excl: it uses st's segment or group
- * communicators, so it runs after every earlier such execution. It starts
- * now if it can, else at a later completion call. Counted under algo.
- * Reads only d's spec.coll, sendbuf, recvbuf, comm and ireq (the hit path
- * fills no more). */
-int request_nb(const dispatch_call *d, collc_state *st, collc_plan *pl, const MPI_Comm *gcomm,
-               int excl, int algo, long long bytes);
+/* Nonblocking call d's request *d->ireq, running e's plan with e's group
+ * communicators on st's private communicator under the communicator's
+ * next tag, counted under e's algorithm and bytes; e->excl: it uses st's
+ * segment or group communicators, so it runs after every earlier such
+ * execution. It starts now if it can, else at a later completion call.
+ * lent: e is st's call-cache entry and the request borrows its plan (no
+ * reference taken; request_unborrow before the entry drops it); else a
+ * reference is taken. Reads only d's spec.coll, sendbuf, recvbuf, comm and
+ * ireq (the hit path fills no more). */
+int request_nb(const dispatch_call *d, collc_state *st, const call_entry *e, int lent);
+/* Give every request of st that borrows plan pl a reference of its own
+ * (before a call-cache entry lets pl go). Not under the request lock. */
+void request_unborrow(collc_state *st, const collc_plan *pl);
 /* Nonblocking call d's request, complete already (nothing moves). */
 int request_nb_done(const dispatch_call *d, int algo);
 /* Let st's exclusive nonblocking executions end (they move on meanwhile),

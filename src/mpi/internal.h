@@ -120,6 +120,7 @@ typedef struct {
                              nonblocking call came first), else MPI_REQUEST_NULL */
   MPI_Comm priv_new;      /* its output, priv once complete */
   unsigned nb_seq;        /* nonblocking executions begun: their tags */
+  int nb_lent;            /* running ones that borrow a plan of nbcalls (request lock) */
   unsigned char *nb_busy; /* per tag: [t] executions begun with it, [NB_TAGS + t] ended
                              (mod 256: they run in call order); NULL until used */
   unsigned excl_next, excl_done; /* tickets: exclusive nonblocking executions (on the

@@ -153,23 +153,28 @@ static int nb_decide(const dispatch_call *d, const char *forced, collc_state *st
   return MPI_SUCCESS;
 }
 
-/* Empty e's slot contents (what a nonblocking entry owns). */
-static void entry_free(call_entry *e) {
-  if (e->kind == CALL_PLAN) plan_free(e->plan), free((void *)e->gcomm);
+/* Empty e's contents (what a nonblocking entry owns); lender: the state
+ * whose call cache holds e, whose requests may borrow its plan (NULL: none
+ * can). */
+static void entry_free(collc_state *lender, call_entry *e) {
+  if (e->kind == CALL_PLAN) {
+    if (lender) request_unborrow(lender, e->plan);
+    plan_free(e->plan), free((void *)e->gcomm);
+  }
   e->kind = 0;
 }
 
-/* Serve d as e says. */
-static int nb_serve(const dispatch_call *d, collc_state *st, const call_entry *e) {
+/* Serve d as e says; lent: e is st's call-cache entry (its plan is lent). */
+static int nb_serve(const dispatch_call *d, collc_state *st, const call_entry *e, int lent) {
   if (e->kind == CALL_EMPTY) return request_nb_done(d, e->algo);
-  return request_nb(d, st, e->plan, e->gcomm, e->excl, e->algo, e->bytes);
+  return request_nb(d, st, e, lent);
 }
 
 int nb_native(const dispatch_call *d, long long bytes) {
   collc_state *st = d->ck ? state_get(d->comm, 1) : NULL;
   call_entry n = {.kind = CALL_NATIVE, .bytes = bytes}, *slot;
   if (st && !call_prepare(&n, d->ck) && (slot = call_slot(&st->nbcalls, d->ck))) {
-    entry_free(slot);
+    entry_free(st, slot);
     n.version = st->version;
     n.need_recv = d->spec.coll != COLLC_COLL_REDUCE || d->spec.rank == d->spec.root;
     *slot = n;
@@ -188,14 +193,14 @@ int nb_dispatch(const dispatch_call *d0, const char *forced, long long native_by
   if (rc) return collc_raise(d->comm, rc);
   if (!e.kind) return nb_native(d, native_bytes);
   if (d->ck && !call_prepare(&e, d->ck) && (slot = call_slot(&st->nbcalls, d->ck))) {
-    entry_free(slot);
+    entry_free(st, slot);
     e.version = st->version;
     e.need_recv = d->spec.coll != COLLC_COLL_REDUCE || d->spec.rank == d->spec.root;
     *slot = e;
-    return (rc = nb_serve(d, st, slot)) ? collc_raise(d->comm, rc) : MPI_SUCCESS;
+    return (rc = nb_serve(d, st, slot, 1)) ? collc_raise(d->comm, rc) : MPI_SUCCESS;
   }
-  rc = nb_serve(d, st, &e); /* (not remembered: served once, then let go) */
-  entry_free(&e);
+  rc = nb_serve(d, st, &e, 0); /* (not remembered: served once, then let go) */
+  entry_free(NULL, &e);
   return rc ? collc_raise(d->comm, rc) : MPI_SUCCESS;
 }
 
@@ -213,13 +218,14 @@ int nb_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *recvbuf
   dispatch_call d; /* (what nb_serve reads, no more: zeroing all of it cost 15 ns a call) */
   d.spec.coll = k->coll, d.sendbuf = sendbuf, d.recvbuf = recvbuf, d.comm = comm, d.ireq = req;
   *req = MPI_REQUEST_NULL;
-  if ((*rc = nb_serve(&d, st, e))) *rc = collc_raise(comm, *rc);
+  if ((*rc = nb_serve(&d, st, e, 1))) *rc = collc_raise(comm, *rc);
   return FAST_DONE;
 }
 
 void nb_clear(collc_state *st) {
   if (!st->nbcalls) return;
-  for (int i = 0; i < CALL_SLOTS; i++) entry_free(&st->nbcalls[i]);
+  for (int i = 0; i < CALL_SLOTS; i++) /* (no request lives: st has no references) */
+    entry_free(NULL, &st->nbcalls[i]);
   free(st->nbcalls);
   st->nbcalls = NULL;
 }

@@ -61,22 +61,30 @@ static void count_add(atomic_int *n, int by) {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The lock is taken only when MPI runs with MPI_THREAD_MULTIPLE: with any
- * other level calls never overlap, and the lock would be pure cost. */
-static int threaded;
-static pthread_once_t threaded_once = PTHREAD_ONCE_INIT;
+ * other level calls never overlap, and the lock would be pure cost. The
+ * level is read at the first take (-1 until then; threads that race there
+ * store the same value), a relaxed load after that (pthread_once cost 2%
+ * of a nonblocking call). */
+static atomic_int threaded = -1;
 
-static void threaded_read(void) {
-  int level = MPI_THREAD_SINGLE;
-  threaded = PMPI_Query_thread(&level) == MPI_SUCCESS && level == MPI_THREAD_MULTIPLE;
+static int threaded_read(void) {
+  int level = MPI_THREAD_SINGLE, t;
+  t = PMPI_Query_thread(&level) == MPI_SUCCESS && level == MPI_THREAD_MULTIPLE;
+  atomic_store_explicit(&threaded, t, memory_order_relaxed);
+  return t;
+}
+
+static int is_threaded(void) {
+  int t = atomic_load_explicit(&threaded, memory_order_relaxed);
+  return t < 0 ? threaded_read() : t;
 }
 
 static void take(void) {
-  pthread_once(&threaded_once, threaded_read);
-  if (threaded) pthread_mutex_lock(&lock);
+  if (is_threaded()) pthread_mutex_lock(&lock);
 }
 
 static void give(void) {
-  if (threaded) pthread_mutex_unlock(&lock);
+  if (atomic_load_explicit(&threaded, memory_order_relaxed) > 0) pthread_mutex_unlock(&lock);
 }
 
 /* Handles of destroyed requests, kept for reuse rather than freed: MPICH
@@ -179,8 +187,10 @@ static void destroy(preq *r) {
   while (*p != r) p = &(*p)->hnext;
   *p = r->hnext;
   handle_drop(&r->handle);
-  request_free_plan(&r->rp);
-  request_free_types(&r->d);
+  if (!r->oneshot) request_free_plan(&r->rp), request_free_types(&r->d);
+  else if (r->rp.lent) r->st->nb_lent--, r->rp.lent = 0; /* (the entry's plan) */
+  else plan_free(r->rp.pl); /* (a one-shot one owns no types, groups or segment) */
+  r->rp.pl = NULL;
   if (r->st) state_unref(r->st);
   count_add(&nlive, -1);
   if (r->oneshot && nfree < MAX_FREE) { /* (not zeroed whole: that was a third of the cost) */
@@ -200,6 +210,18 @@ void request_free_plan(req_plan *rp) {
   if (rp->seg && *rp->seg) seg_retire(*rp->seg);
   free(rp->seg);
   rp->pl = NULL, rp->ngdup = 0, rp->seg = NULL, rp->tag = 0; /* (gdup[] is read up to ngdup) */
+}
+
+void request_unborrow(collc_state *st, const collc_plan *pl) {
+  take();
+  for (int b = 0; st->nb_lent > 0 && b < NBUCKETS; b++)
+    for (preq *r = table[b]; r; r = r->hnext)
+      if (r->st == st && r->rp.lent && r->rp.pl == pl) {
+        plan_ref(r->rp.pl);
+        r->rp.lent = 0;
+        st->nb_lent--;
+      }
+  give();
 }
 
 /* Enter r under its handle (under lock). */
@@ -241,7 +263,9 @@ int request_create(const dispatch_call *d, int kind, req_plan *rp, int algo, lon
 
 static void try_start(preq *r);
 
-/* A request object: a kept one-shot one, or a new one (NULL: no memory). */
+/* A one-shot request object: a kept one, or a new one (NULL: no memory),
+ * with what no one-shot request changes set: no call-cache key, hint,
+ * request pointers, own datatypes or native request. */
 static preq *preq_new(void) {
   preq *r = freelist;
   if (r) {
@@ -249,12 +273,15 @@ static preq *preq_new(void) {
     r->fnext = NULL;
     return r;
   }
-  return calloc(1, sizeof *r);
+  if (!(r = calloc(1, sizeof *r))) return NULL;
+  r->oneshot = 1;
+  r->d.bind.sendtype = r->d.bind.recvtype = MPI_DATATYPE_NULL;
+  r->nreq = MPI_REQUEST_NULL;
+  return r;
 }
 
 
-int request_nb(const dispatch_call *d, collc_state *st, collc_plan *pl, const MPI_Comm *gcomm,
-               int excl, int algo, long long bytes) {
+int request_nb(const dispatch_call *d, collc_state *st, const call_entry *e, int lent) {
   int rc = MPI_SUCCESS;
   take(); /* (other threads' progress completes the idup) */
   if (st->priv == MPI_COMM_NULL && st->priv_req == MPI_REQUEST_NULL) /* all ranks, this call */
@@ -268,16 +295,17 @@ int request_nb(const dispatch_call *d, collc_state *st, collc_plan *pl, const MP
     give();
     return rc;
   }
-  int ng = plan_prog(pl)->ngroups;
-  for (int g = 0; g < ng && g <= COLLC_MAXF; g++) r->gcopy[g] = gcomm[g];
-  plan_ref(pl);
-  r->kind = REQ_PLAN, r->oneshot = 1, r->excl = excl, r->algo = algo, r->bytes = bytes;
+  collc_plan *pl = e->plan;
+  int ng = plan_prog(pl)->ngroups, excl = e->excl, algo = e->algo;
+  long long bytes = e->bytes;
+  for (int g = 0; g < ng && g <= COLLC_MAXF; g++) r->gcopy[g] = e->gcomm[g];
+  if (lent) st->nb_lent++; /* (a plain count: the lock guards it) */
+  else plan_ref(pl);
+  r->rp.lent = lent;
+  r->kind = REQ_PLAN, r->excl = excl, r->algo = algo, r->bytes = bytes;
   r->rp.pl = pl;
   r->d.spec.coll = d->spec.coll; /* (only what a one-shot run reads: d may be partial) */
   r->d.sendbuf = d->sendbuf, r->d.recvbuf = d->recvbuf, r->d.comm = d->comm;
-  r->d.request = NULL, r->d.hint = NULL, r->d.ck = NULL, r->d.ireq = NULL;
-  r->d.bind.sendtype = r->d.bind.recvtype = MPI_DATATYPE_NULL; /* (the plan's business) */
-  r->nreq = MPI_REQUEST_NULL;
   state_ref(r->st = st);
   r->tagi = (int)(st->nb_seq++ % NB_TAGS);
   r->tticket = st->nb_busy[r->tagi]++; /* (executions with one tag run in call order) */
@@ -302,9 +330,8 @@ int request_nb_done(const dispatch_call *d, int algo) {
     give();
     return rc;
   }
-  r->kind = REQ_EMPTY, r->oneshot = 1, r->algo = algo, r->state = REQ_DONE;
+  r->kind = REQ_EMPTY, r->algo = algo, r->state = REQ_DONE;
   r->d.comm = d->comm;
-  r->d.bind.sendtype = r->d.bind.recvtype = MPI_DATATYPE_NULL;
   table_add(r);
   stats_add(d->spec.coll + COLLC_COLL_COUNT, algo, 0);
   *d->ireq = r->handle;

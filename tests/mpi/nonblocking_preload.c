@@ -8,8 +8,11 @@
  * one MPI_Waitall (rounds 0, 2, 4) or MPI_Wait in reverse order (1, 3), and
  * compares each result byte for byte with the blocking PMPI_ collective on
  * the same input. Counts 1000 ints per vector or block, and 7, 5 rounds with
- * new values. tests/run.sh runs it with COLLC_STATS=1 and a forced
- * COLLC_ALLREDUCE and checks the "collc-stats: iallreduce <algo>" line.
+ * new values. Then NEVICT MPI_Iallreduce of 1..NEVICT ints outstanding at
+ * once (more call keys than the call cache has slots: entries are replaced
+ * while requests that run their plans are outstanding), one MPI_Waitall.
+ * tests/run.sh runs it with COLLC_STATS=1 and a forced COLLC_ALLREDUCE and
+ * checks the "collc-stats: iallreduce <algo>" line (5 + 5 + NEVICT calls).
  * Exits nonzero on any mismatch or handle left active.
  */
 #include <mpi.h>
@@ -17,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NCALLS = 7 };
+enum { NCALLS = 7, NEVICT = 100 };
 
 /* One call's buffers: input, result under test, reference. */
 typedef struct {
@@ -77,6 +80,29 @@ static void prepare(int k, int n, int p, int rank, int seed, bufs *b) {
   reference(k, n, p, b);
 }
 
+/* NEVICT allreduces of 1..NEVICT ints outstanding at once, against
+ * PMPI_Allreduce; the number of mismatches (results or handles). */
+static int evict(int rank) {
+  static bufs b[NEVICT];
+  static MPI_Request r[NEVICT];
+  static MPI_Status st[NEVICT]; /* (MPICH's headers reject MPI_STATUSES_IGNORE here) */
+  int bad = 0;
+  for (int i = 0; i < NEVICT; i++) {
+    bufs_make(&b[i], (size_t)i + 1, (size_t)i + 1, rank, 50 + i);
+    PMPI_Allreduce(b[i].in, b[i].ref, i + 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  }
+  for (int i = 0; i < NEVICT; i++)
+    MPI_Iallreduce(b[i].in, b[i].out, i + 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[i]);
+  MPI_Waitall(NEVICT, r, st);
+  for (int i = 0; i < NEVICT; i++) {
+    if (memcmp(b[i].out, b[i].ref, (size_t)(i + 1) * sizeof(int)) || r[i] != MPI_REQUEST_NULL)
+      printf("FAIL nonblocking_preload rank %d: %d outstanding, Iallreduce n=%d wrong\n", rank,
+             NEVICT, i + 1), bad++;
+    free(b[i].in), free(b[i].out), free(b[i].ref);
+  }
+  return bad;
+}
+
 /* Every round; exit status 1 on any mismatch (on any rank). */
 int main(int argc, char **argv) {
   static const char *const names[NCALLS] = {"Iallreduce", "Ireduce_scatter_block",
@@ -104,6 +130,7 @@ int main(int argc, char **argv) {
       free(b[k].in), free(b[k].out), free(b[k].ref);
     }
   }
+  bad += evict(rank);
   PMPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0)
     printf("nonblocking_preload np=%d: %s (%d failures)\n", p, all ? "FAIL" : "PASS", all);
