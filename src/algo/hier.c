@@ -97,9 +97,9 @@ static void fold_regions(hx *H, int64_t off, int64_t n, collc_opnd dst) {
   free(pieces);
 }
 
-void hier_node_wait(hx *H) {
+void hier_node_await(hx *H, const int64_t *off, int nr, int64_t n) {
   if (H->ready) return;
-  if (H->g) hier_copyin_wait(H);
+  if (H->g) hier_copyin_await(H, off, nr, n);
   else hier_await_all(H, 1);
   H->ready = 1;
 }
@@ -109,7 +109,7 @@ void hier_node_fold(hx *H, int64_t off, int64_t n, collc_opnd dst) {
     hier_copyin_fold(H, off, n, dst);
     return;
   }
-  hier_node_wait(H); /* (every region is complete after step 1) */
+  hier_node_await(H, &off, 1, n); /* (plain: all regions, complete after step 1) */
   fold_regions(H, off, n, dst);
 }
 

@@ -46,13 +46,14 @@ void hier_stage(hx *H, int64_t n);
  * hier_stage), awaiting what it reads; fold order: local order (plain), or
  * group order (copy-in: commutative operations only). */
 void hier_node_fold(hx *H, int64_t off, int64_t n, collc_opnd dst);
-/* AWAIT everything hier_node_fold reads (before posting messages: no
- * AWAIT may wait with requests in flight); later folds await nothing. */
-void hier_node_wait(hx *H);
+/* AWAIT, once each, what hier_node_fold of the nr ranges [off[i],
+ * off[i]+n) reads (before posting messages: no AWAIT may wait with
+ * requests in flight); later folds await nothing. */
+void hier_node_await(hx *H, const int64_t *off, int nr, int64_t n);
 /* Copy-in (hier_copyin.c): H->g = g (clamped to the node); its stage,
- * wait and fold, which the hier_ functions above call when H->g > 0. */
+ * awaits and fold, which the hier_ functions above call when H->g > 0. */
 void hier_copyin_init(hx *H, int g);
-void hier_copyin_wait(hx *H);
+void hier_copyin_await(hx *H, const int64_t *off, int nr, int64_t n);
 /* Resolve node=copyin[:g=N] for s (hier_resolve checked the collective):
  * commutative operations only; default g. 0 or COLLC_EUNFIT with why. */
 int hier_copyin_resolve(const collc_spec *s, collc_choice *c, char *why, size_t wlen);

@@ -79,21 +79,23 @@ void hier_copyin_stage(hx *H, int64_t n) {
   blocks_free(&B);
 }
 
-/* AWAIT the final writers of group q's pieces that meet [off, off+n). */
-static void await_group(hx *H, int q, int64_t off, int64_t n) {
+/* AWAIT the final writers of group q's pieces that meet one of the nr
+ * ranges [off[i], off[i]+n). */
+static void await_group(hx *H, int q, const int64_t *off, int nr, int64_t n) {
   int f = group_first(H, q), h = group_size(H, q);
   blocks B;
   if (blocks_split(H->P, &B, h, H->staged, H->s->unit_bytes)) return;
   for (int j = 0; j < h; j++) {
-    int w = f + (j + 1) % h; /* writer of piece j's last action */
-    if (B.len[j] && B.start[j] < off + n && off < B.start[j] + B.len[j] && w != H->me)
-      prog_await(H->P, hier_rank(H, w), h);
+    int w = f + (j + 1) % h, meets = 0; /* w: the writer of piece j's last action */
+    for (int i = 0; i < nr && B.len[j]; i++)
+      meets |= B.start[j] < off[i] + n && off[i] < B.start[j] + B.len[j];
+    if (meets && w != H->me) prog_await(H->P, hier_rank(H, w), h);
   }
   blocks_free(&B);
 }
 
-void hier_copyin_wait(hx *H) {
-  for (int q = 0; q < (H->k + H->g - 1) / H->g; q++) await_group(H, q, 0, H->staged);
+void hier_copyin_await(hx *H, const int64_t *off, int nr, int64_t n) {
+  for (int q = 0; q < (H->k + H->g - 1) / H->g; q++) await_group(H, q, off, nr, n);
 }
 
 void hier_copyin_fold(hx *H, int64_t off, int64_t n, collc_opnd dst) {
@@ -104,7 +106,7 @@ void hier_copyin_fold(hx *H, int64_t off, int64_t n, collc_opnd dst) {
     return;
   }
   for (int q = 0; q < G; q++) {
-    if (!H->ready) await_group(H, q, off, n);
+    if (!H->ready) await_group(H, q, &off, 1, n);
     sums[q] = hier_region(H, group_first(H, q), off, n);
   }
   hier_fold(H->P, sums, G, dst);

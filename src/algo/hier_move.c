@@ -137,6 +137,23 @@ static void fold_nodes(hx *H, int64_t stage, collc_opnd own, int64_t n) {
   free(pieces);
 }
 
+/* AWAIT what folding my blocks reads (d: room for p ranks): the blocks of
+ * the ranks I serve on the other nodes, and mine; before any send. */
+static void await_served(hx *H, int *d) {
+  int64_t n = H->s->count, *off = malloc(((size_t)H->s->p + 1) * sizeof *off);
+  int cnt = 0;
+  if (!off) {
+    prog_fail(H->P, COLLC_ENOMEM, "hier: out of memory");
+    return;
+  }
+  for (int j = 1; j < H->L->nnodes; j++)
+    for (int i = 0, m = served(H, (H->node + j) % H->L->nnodes, H->me, H->k, d); i < m; i++)
+      off[cnt++] = d[i] * n;
+  off[cnt++] = H->s->rank * n;
+  hier_node_await(H, off, cnt, n);
+  free(off);
+}
+
 int hier_gen_rsb(const collc_spec *s, const collc_choice *c, collc_prog *P) {
   hx H;
   int p = s->p, r = s->rank, N, *d = malloc((size_t)p * sizeof *d);
@@ -146,7 +163,7 @@ int hier_gen_rsb(const collc_spec *s, const collc_choice *c, collc_prog *P) {
   if (!d) return prog_fail(P, COLLC_ENOMEM, "hier: out of memory"), P->err;
   if (H.k > 1) {
     hier_stage(&H, p * n);
-    hier_node_wait(&H); /* (before the sends) */
+    await_served(&H, d);
   }
   int64_t stage; /* TMP: my partials to send, my own, then the ones I receive */
   for (int j = 1; j < N; j++) {
