@@ -64,6 +64,17 @@ expect_stats() {
   grep -Eq "$want" <<<"$out" || { echo "$out"; echo "missing stats line: $want"; return 1; }
 }
 
+# expect_all REGEX... -- PROGRAM...: the program passes and its output matches every REGEX.
+expect_all() {
+  local want=() out
+  while [[ $1 != -- ]]; do want+=("$1"); shift; done
+  shift
+  out=$("$@" 2>&1) || { echo "$out"; return 1; }
+  for w in "${want[@]}"; do
+    grep -Eq "$w" <<<"$out" || { echo "$out"; echo "missing line: $w"; return 1; }
+  done
+}
+
 # no_stats PROGRAM...: the program passes and nothing printed a collc-stats line
 # (COLLC_DISABLE=1 must make the library a pure pass-through).
 no_stats() {
@@ -222,6 +233,19 @@ run_case "openmpi/reductions preload cyclic, non-commutative falls back np=5" 12
   '^collc-stats: allreduce cyclic calls=[1-9][0-9]* bytes=[1-9]' \
   env COLLC_STATS=1 COLLC_ALLREDUCE=cyclic COLLC_REDUCE_SCATTER_BLOCK=cyclic:-3,-3 \
   "${OMPIRUN[@]}" 5 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_reductions_preload"
+# Cyclic copy-in forced for the three reductions (virtual nodes of 4: 4 + 2): served for
+# commutative operations; every non-commutative call refused, with one warning per text,
+# and served by the default rule; every result checked against the reference and PMPI.
+copyin_env=(COLLC_STATS=1 COLLC_NODE_SIZE=4 COLLC_ALLREDUCE=hier:node=copyin
+            COLLC_REDUCE_SCATTER_BLOCK=hier:node=copyin:g=3 COLLC_REDUCE=hier:node=copyin:g=2)
+copyin_want=('^collc-stats: allreduce hier calls=[1-9]' '^collc-stats: reduce hier calls=[1-9]'
+  '^collc-stats: reduce_scatter_block hier calls=[1-9]'
+  'warning: COLLC_ALLREDUCE=hier:node=copyin: node=copyin: commutative operations only.*using the default rule'
+  'warning: COLLC_REDUCE=hier:node=copyin:g=2: node=copyin: commutative.*using the default rule'
+  'warning: COLLC_REDUCE_SCATTER_BLOCK=hier:node=copyin:g=3: node=copyin: commutative.*default rule')
+run_case "openmpi/reductions preload copyin, non-commutative falls back np=6" 120 expect_all \
+  "${copyin_want[@]}" -- env "${copyin_env[@]}" "${OMPIRUN[@]}" 6 \
+  -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_reductions_preload"
 run_case "openmpi/preload stats np=6" 120 expect_stats \
   '^collc-stats: alltoall torus calls=[1-9][0-9]* bytes=[1-9]' \
   env COLLC_STATS=1 COLLC_ALLTOALL=torus:d=2 \
@@ -343,6 +367,9 @@ run_case "mpich/reductions preload stats np=4" 120 expect_stats \
   env COLLC_STATS=1 COLLC_TEST_QUICK=1 COLLC_TEST_EXPECT_COLLC=1 COLLC_ALLREDUCE=recexch \
   COLLC_REDUCE_SCATTER_BLOCK=recexch COLLC_REDUCE=tree COLLC_ALLGATHER=recexch COLLC_BCAST=tree:3 \
   LD_PRELOAD="$PWD/$MPICH/libcollc.so" "${MPICHRUN[@]}" 4 "$MPICH/tests/mpi_reductions_preload"
+run_case "mpich/reductions preload copyin, non-commutative falls back np=3" 240 expect_all \
+  "${copyin_want[@]}" -- env "${copyin_env[@]}" COLLC_NODE_SIZE=2 \
+  LD_PRELOAD="$PWD/$MPICH/libcollc.so" "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_reductions_preload"
 # The guard on MPICH 4.0.2 (its MAX/MIN of unsigned types compare signed): exact; off: must fail.
 run_case "mpich/guard: native's wrong reductions served by collc, exact np=3" 120 expect_stats \
   '^collc-stats: native MPI_UNSIGNED_LONG MPI_MAX is wrong here: served by collc' \

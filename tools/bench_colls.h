@@ -294,12 +294,12 @@ static void bc_recexch_lists(int p, int rs, int ag, int star, char *buf, size_t 
 }
 
 /* allreduce: recexch (default, one step, radix 4, recursive doubling),
- * cyclic, tree, hier (node=rs and node=tree), shm. */
+ * cyclic, tree, hier (node=rs, node=tree, node=copyin), shm. */
 static void variants_allreduce(int p, char *buf, size_t len) {
   snprintf(buf, len, "native;recexch");
   bc_recexch_lists(p, 1, 1, 1, buf, len);
   size_t at = strlen(buf);
-  snprintf(buf + at, len - at, ";cyclic;tree;hier;hier:node=tree;shm;default");
+  snprintf(buf + at, len - at, ";cyclic;tree;hier;hier:node=tree;hier:node=copyin;shm;default");
 }
 
 /* reduce_scatter_block: recexch (default, one step, radix 4), cyclic, hier, shm. */

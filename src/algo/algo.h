@@ -29,7 +29,8 @@ typedef struct {
   char step[COLLC_MAXF]; /* factor-list steps: '-' reduce-scatter, '*' allreduce,
                             '+' allgather (f[i] is the radix) */
   int flat;              /* recexch:flat - one step of radix p, filled in by resolve */
-  int variant;           /* hier: HIER_RS or HIER_TREE */
+  int variant;           /* hier: its node= variant (HIER_RS, HIER_TREE, ...) */
+  int group;             /* hier node=copyin: ranks per copy-in group (resolve fills it) */
   long long direct;      /* shm: messages of at least this many bytes are read in place
                             (OFFER/GET); SHM_DIRECT unless "direct=N:" */
   char net[64];          /* hier: the inter-node choice text; shm: the lowered one ("" = default) */

@@ -6,8 +6,8 @@
  * messages; the inter-node part is any of our message schedules, run among
  * one rank per node (a lane).
  *
- * Parameters: hier[:node=rs|tree|sockets|<list>][:net=<algorithm>] (net last:
- * it takes the rest of the text). Allreduce node=rs: every rank copies its
+ * Parameters: hier[:node=rs|tree|sockets|copyin[:g=N]|<list>][:net=<algorithm>]
+ * (net last: it takes the rest of the text). Allreduce node=rs: every rank copies its
  * input into its region; local rank i < m (m = ranks on the smallest node)
  * reduces block i of all regions (blocks of whole cache lines), lane i
  * allreduces it between nodes (net=, default recexch), and every rank
@@ -15,6 +15,10 @@
  * allreduces it among the nodes' rank 0s, and the others copy it out.
  * node=<factor list>: hier_steps.c; node=sockets: the factor list that
  * makes the first step among the ranks of a socket (sockets_list).
+ * node=copyin (allreduce, reduce, reduce_scatter_block): the node stage
+ * is hier_copyin.c's cyclic copy-in reduction in groups instead of the
+ * copy-in (hier_stage, hier_node_fold); allreduce then as node=rs on the
+ * groups' sums.
  * Reduce and bcast: a tree through one rank per node (the root on its
  * node), net= its inter-node algorithm (default tree).
  * Contributions combine in local order inside a node and in node order
@@ -30,13 +34,15 @@
 #include <string.h>
 #include "hier.h"
 
-void hier_init(hx *H, const collc_spec *s, collc_prog *P, int64_t units) {
+void hier_init(hx *H, const collc_spec *s, const collc_choice *c, collc_prog *P, int64_t units) {
   const collc_layout *L = s->layout;
   H->s = s, H->P = P, H->L = L;
   H->node = L->node_of[s->rank], H->me = L->local_of[s->rank], H->k = L->size[H->node];
   int64_t line = s->unit_bytes > 0 && 64 % s->unit_bytes == 0 ? 64 / s->unit_bytes : 1;
   H->S = (units + line - 1) / line * line;
+  H->g = 0, H->staged = 0, H->next = 2, H->ready = 0;
   if (H->k > 1) prog_need_shm(P, H->S * H->k > 0 ? H->S * H->k : 1); /* (flags even if empty) */
+  if (c->variant == HIER_COPYIN) hier_copyin_init(H, c->group);
 }
 
 collc_opnd hier_region(hx *H, int j, int64_t off, int64_t n) {
@@ -65,6 +71,46 @@ void hier_fold(collc_prog *P, const collc_opnd *pieces, int n, collc_opnd dst) {
 
 collc_opnd hier_input(hx *H, int64_t off, int64_t n) {
   return compact(H->P, H->s->in_place ? BUF_RECV : BUF_SEND, off, n);
+}
+
+void hier_stage(hx *H, int64_t n) {
+  H->staged = n;
+  if (H->g) {
+    hier_copyin_stage(H, n);
+    return;
+  }
+  hier_enter(H);
+  prog_copy(H->P, hier_input(H, 0, n), hier_region(H, H->me, 0, n));
+  prog_signal(H->P, 1);
+  H->next = 2;
+}
+
+/* Fold block [off, off+n) of all k regions into dst. */
+static void fold_regions(hx *H, int64_t off, int64_t n, collc_opnd dst) {
+  collc_opnd *pieces = malloc((size_t)H->k * sizeof *pieces);
+  if (!pieces) {
+    prog_fail(H->P, COLLC_ENOMEM, "hier: out of memory");
+    return;
+  }
+  for (int j = 0; j < H->k; j++) pieces[j] = hier_region(H, j, off, n);
+  hier_fold(H->P, pieces, H->k, dst);
+  free(pieces);
+}
+
+void hier_node_await(hx *H, const int64_t *off, int nr, int64_t n) {
+  if (H->ready) return;
+  if (H->g) hier_copyin_await(H, off, nr, n);
+  else hier_await_all(H, 1);
+  H->ready = 1;
+}
+
+void hier_node_fold(hx *H, int64_t off, int64_t n, collc_opnd dst) {
+  if (H->g) {
+    hier_copyin_fold(H, off, n, dst);
+    return;
+  }
+  hier_node_await(H, &off, 1, n); /* (plain: all regions, complete after step 1) */
+  fold_regions(H, off, n, dst);
 }
 
 /* The inter-node algorithm text of sub-collective coll: text, or the
@@ -138,18 +184,6 @@ static int *lane_ranks(hx *H, int lane, int root) {
   return rank;
 }
 
-/* Fold block [off, off+n) of all k regions into dst. */
-static void fold_regions(hx *H, int64_t off, int64_t n, collc_opnd dst) {
-  collc_opnd *pieces = malloc((size_t)H->k * sizeof *pieces);
-  if (!pieces) {
-    prog_fail(H->P, COLLC_ENOMEM, "hier: out of memory");
-    return;
-  }
-  for (int j = 0; j < H->k; j++) pieces[j] = hier_region(H, j, off, n);
-  hier_fold(H->P, pieces, H->k, dst);
-  free(pieces);
-}
-
 /* Emit x among lane `lane` (the root, root >= 0, standing in for its
  * node), its scratch after everything asked so far; nothing on one node. */
 static void emit_lane(hx *H, int lane, int root, hier_sub x) {
@@ -167,33 +201,33 @@ static void lane_allreduce(hx *H, const collc_choice *c, int lane, int64_t off, 
   emit_lane(H, lane, -1, x);
 }
 
-/* node=rs: see the file comment. */
+/* node=rs, node=copyin: see the file comment. */
 static void allreduce_rs(hx *H, const collc_choice *c) {
   collc_prog *P = H->P;
   int64_t n = H->s->count;
   int m = H->L->min_size, me = H->me;
   blocks B;
+  if (H->k > 1 && H->L->nnodes == 1 && H->g == H->k) { /* one copy-in group: its sum is all */
+    hier_stage(H, n);
+    hier_node_fold(H, 0, n, compact(P, BUF_RECV, 0, n));
+    hier_leave(H);
+    return;
+  }
   if (blocks_split(P, &B, m, n, H->s->unit_bytes)) return;
-  if (H->k > 1) {
-    hier_enter(H);
-    prog_copy(P, hier_input(H, 0, n), hier_region(H, me, 0, n));
-    prog_signal(P, 1);
-  }
-  if (me < m && H->k > 1 && B.len[me]) {
-    hier_await_all(H, 1);
-    fold_regions(H, B.start[me], B.len[me], compact(P, BUF_RECV, B.start[me], B.len[me]));
-  } else if (H->k == 1 && !H->s->in_place) {
+  if (H->k > 1) hier_stage(H, n);
+  if (me < m && H->k > 1 && B.len[me])
+    hier_node_fold(H, B.start[me], B.len[me], compact(P, BUF_RECV, B.start[me], B.len[me]));
+  else if (H->k == 1 && !H->s->in_place)
     prog_copy(P, compact(P, BUF_SEND, 0, n), compact(P, BUF_RECV, 0, n));
-  }
   if (me < m) lane_allreduce(H, c, me, B.start[me], B.len[me]);
   if (H->k > 1) {
     if (me < m && B.len[me])
       prog_copy(P, compact(P, BUF_RECV, B.start[me], B.len[me]),
                 hier_region(H, me, B.start[me], B.len[me]));
-    prog_signal(P, 2);
+    prog_signal(P, H->next);
     for (int j = 0; j < m; j++)
       if (j != me && B.len[j]) {
-        prog_await(P, hier_rank(H, j), 2);
+        prog_await(P, hier_rank(H, j), H->next);
         prog_copy(P, hier_region(H, j, B.start[j], B.len[j]),
                   compact(P, BUF_RECV, B.start[j], B.len[j]));
       }
@@ -206,25 +240,17 @@ static void allreduce_rs(hx *H, const collc_choice *c) {
 static void allreduce_tree(hx *H, const collc_choice *c) {
   collc_prog *P = H->P;
   int64_t n = H->s->count;
-  if (H->k > 1) {
-    hier_enter(H);
-    prog_copy(P, hier_input(H, 0, n), hier_region(H, H->me, 0, n));
-    prog_signal(P, 1);
-  }
+  if (H->k > 1) hier_stage(H, n);
   if (H->me == 0) {
-    if (H->k > 1) {
-      hier_await_all(H, 1);
-      fold_regions(H, 0, n, compact(P, BUF_RECV, 0, n));
-    } else if (!H->s->in_place) {
-      prog_copy(P, compact(P, BUF_SEND, 0, n), compact(P, BUF_RECV, 0, n));
-    }
+    if (H->k > 1) hier_node_fold(H, 0, n, compact(P, BUF_RECV, 0, n));
+    else if (!H->s->in_place) prog_copy(P, compact(P, BUF_SEND, 0, n), compact(P, BUF_RECV, 0, n));
     lane_allreduce(H, c, 0, 0, n);
     if (H->k > 1) prog_copy(P, compact(P, BUF_RECV, 0, n), hier_region(H, 0, 0, n));
   }
   if (H->k > 1) {
-    prog_signal(P, 2);
+    prog_signal(P, H->next);
     if (H->me != 0) {
-      prog_await(P, hier_rank(H, 0), 2);
+      prog_await(P, hier_rank(H, 0), H->next);
       prog_copy(P, hier_region(H, 0, 0, n), compact(P, BUF_RECV, 0, n));
     }
     hier_leave(H);
@@ -233,7 +259,7 @@ static void allreduce_tree(hx *H, const collc_choice *c) {
 
 static int gen_allreduce(const collc_spec *s, const collc_choice *c, collc_prog *P) {
   hx H;
-  hier_init(&H, s, P, s->count);
+  hier_init(&H, s, c, P, s->count);
   if (c->variant == HIER_TREE) allreduce_tree(&H, c);
   else if (c->variant == HIER_STEPS) hier_allreduce_steps(&H, c, lane_allreduce);
   else allreduce_rs(&H, c);
@@ -251,20 +277,15 @@ static int leader_of(const hx *H, int root) {
 static int gen_reduce(const collc_spec *s, const collc_choice *c, collc_prog *P) {
   hx H;
   int64_t n = s->count;
-  hier_init(&H, s, P, n);
+  hier_init(&H, s, c, P, n);
   int root_node = H.L->node_of[s->root], leader = leader_of(&H, s->root);
   int is_root = s->rank == s->root, mine = s->rank == leader;
   collc_opnd part = hier_input(&H, 0, n); /* this node's partial, at the leader */
-  if (H.k > 1) {
-    hier_enter(&H);
-    prog_copy(P, part, hier_region(&H, H.me, 0, n));
-    prog_signal(P, 1);
-  }
+  if (H.k > 1) hier_stage(&H, n);
   if (mine && H.k > 1) {
     part = is_root ? compact(P, BUF_RECV, 0, n) : compact(P, BUF_TMP, 0, n);
     prog_need_tmp(P, is_root ? 0 : n);
-    hier_await_all(&H, 1);
-    fold_regions(&H, 0, n, part);
+    hier_node_fold(&H, 0, n, part);
   } else if (mine && is_root && !s->in_place) {
     prog_copy(P, part, compact(P, BUF_RECV, 0, n));
     part = compact(P, BUF_RECV, 0, n);
@@ -301,7 +322,7 @@ static int64_t chunk_at(int64_t bytes, int64_t i, int64_t nch, int64_t u) {
 static int gen_bcast(const collc_spec *s, const collc_choice *c, collc_prog *P) {
   hx H;
   int64_t n = s->count, u = s->unit_bytes;
-  hier_init(&H, s, P, n);
+  hier_init(&H, s, c, P, n);
   int root_node = H.L->node_of[s->root], lead = leader_of(&H, s->root);
   if (s->rank == lead) {
     hier_sub x = {COLLC_COLL_BCAST, n, root_node, 1, BUF_RECV, BUF_RECV, 0, 0, 0, NULL, c->net};
@@ -328,9 +349,62 @@ static int gen_bcast(const collc_spec *s, const collc_choice *c, collc_prog *P) 
 
 /* ---- the rows ---- */
 
+#define COLL_BIT(coll) (1u << (coll))
+#define REDUCTIONS \
+  (COLL_BIT(COLLC_COLL_ALLREDUCE) | COLL_BIT(COLLC_COLL_REDUCE_SCATTER_BLOCK) | COLL_BIT(COLLC_COLL_REDUCE))
+
+/* The node= variants: name (HIER_STEPS: a factor list), the collectives
+ * that take it. */
+static const struct {
+  int variant;
+  const char *name;
+  unsigned colls;
+} node_variants[] = {
+    {HIER_RS, "rs", COLL_BIT(COLLC_COLL_ALLREDUCE)},
+    {HIER_TREE, "tree", COLL_BIT(COLLC_COLL_ALLREDUCE)},
+    {HIER_SOCKETS, "sockets", COLL_BIT(COLLC_COLL_ALLREDUCE)},
+    {HIER_COPYIN, "copyin", REDUCTIONS},
+    {HIER_STEPS, NULL, COLL_BIT(COLLC_COLL_ALLREDUCE)},
+};
+#define NODE_VARIANTS (int)(sizeof node_variants / sizeof node_variants[0])
+
+/* Row of node_variants for variant v (the last row for an unknown one). */
+static int variant_row(int v) {
+  int i = 0;
+  while (i < NODE_VARIANTS - 1 && node_variants[i].variant != v) i++;
+  return i;
+}
+
+/* One "node=..." (or, after node=copyin, "g=N") word of n characters into
+ * c; 0, or COLLC_EINVAL (why set when the word was recognised but bad). */
+static int parse_node_word(const char *s, size_t n, collc_choice *c, char *why, size_t wlen) {
+  char list[160];
+  int g;
+  if (c->variant == HIER_COPYIN && !c->group && n > 2 && !strncmp(s, "g=", 2)) {
+    if (parse_int_list(s + 2, n - 2, ',', &g, 1) != 1 || g < 1) {
+      snprintf(why, wlen, "bad copy-in group size '%.*s' (g=N, N >= 1)", (int)n, s);
+      return COLLC_EINVAL;
+    }
+    c->group = g;
+    return 0;
+  }
+  if (c->variant || n < 5 || strncmp(s, "node=", 5)) return COLLC_EINVAL;
+  for (int i = 0; node_variants[i].name; i++)
+    if (strlen(node_variants[i].name) == n - 5 && !strncmp(s + 5, node_variants[i].name, n - 5)) {
+      c->variant = node_variants[i].variant;
+      return 0;
+    }
+  if (n - 5 >= sizeof list) return COLLC_EINVAL;
+  snprintf(list, sizeof list, "%.*s", (int)(n - 5), s + 5); /* a factor list */
+  if (parse_steps(list, c, "-+", why, wlen)) return COLLC_EINVAL;
+  c->variant = HIER_STEPS;
+  return 0;
+}
+
 static int hier_parse(const char *params, collc_choice *c, char *why, size_t wlen) {
   const char *s = params ? params : "";
-  c->variant = 0;
+  c->variant = c->group = 0;
+  why[0] = 0;
   while (*s) {
     size_t n = strcspn(s, ":");
     if (!strncmp(s, "net=", 4)) { /* the rest of the text */
@@ -338,21 +412,15 @@ static int hier_parse(const char *params, collc_choice *c, char *why, size_t wle
       snprintf(c->net, sizeof c->net, "%s", s + 4);
       return 0;
     }
-    char list[160];
-    if (n == 7 && !strncmp(s, "node=rs", 7)) c->variant = HIER_RS;
-    else if (n == 9 && !strncmp(s, "node=tree", 9)) c->variant = HIER_TREE;
-    else if (n == 12 && !strncmp(s, "node=sockets", 12)) c->variant = HIER_SOCKETS;
-    else if (!strncmp(s, "node=", 5) && n - 5 < sizeof list) { /* a factor list */
-      snprintf(list, sizeof list, "%.*s", (int)(n - 5), s + 5);
-      if (parse_steps(list, c, "-+", why, wlen)) return COLLC_EINVAL;
-      c->variant = HIER_STEPS;
-    } else break;
+    if (parse_node_word(s, n, c, why, wlen)) break;
     s += n + (s[n] == ':');
   }
   if (!*s) return 0;
-  snprintf(why, wlen,
-           "bad hier parameter '%s' (node=rs|tree|sockets|<factor list>, net=<algorithm> last)",
-           s);
+  if (!why[0])
+    snprintf(why, wlen,
+             "bad hier parameter '%s' (node=rs|tree|sockets|copyin[:g=N]|<factor list>, "
+             "net=<algorithm> last)",
+             s);
   return COLLC_EINVAL;
 }
 
@@ -384,10 +452,13 @@ static int hier_resolve(const collc_spec *s, collc_choice *c, char *why, size_t 
              L->desc);
     return COLLC_EUNFIT;
   }
-  if ((c->variant && s->coll != COLLC_COLL_ALLREDUCE) || (c->net[0] && !net)) {
-    snprintf(why, wlen, "%s takes no %s", coll_name(s->coll), c->variant ? "node=" : "net=");
+  int row = variant_row(c->variant);
+  if ((c->variant && !(node_variants[row].colls & COLL_BIT(s->coll))) || (c->net[0] && !net)) {
+    snprintf(why, wlen, "%s takes no %s%s", coll_name(s->coll), c->variant ? "node=" : "net=",
+             c->variant && node_variants[row].name ? node_variants[row].name : "");
     return COLLC_EUNFIT;
   }
+  if (c->variant == HIER_COPYIN && hier_copyin_resolve(s, c, why, wlen)) return COLLC_EUNFIT;
   if (s->coll == COLLC_COLL_ALLREDUCE && !c->variant) c->variant = HIER_RS;
   if (c->variant == HIER_SOCKETS) sockets_list(L, c);
   if (c->variant == HIER_STEPS &&
@@ -403,12 +474,14 @@ static int hier_resolve(const collc_spec *s, collc_choice *c, char *why, size_t 
 }
 
 static void hier_format(const collc_choice *c, char *buf, size_t len) {
-  char list[64] = "";
-  if (c->variant == HIER_STEPS) format_steps(c, list, sizeof list);
-  snprintf(buf, len, "%s%s%s%s%s", c->variant == HIER_RS ? "node=rs" : c->variant == HIER_TREE ? "node=tree" : "",
-           c->variant == HIER_STEPS ? "node=" : "", list, c->variant && c->net[0] ? ":" : "",
-           c->net[0] ? "net=" : "");
-  snprintf(buf + strlen(buf), len - strlen(buf), "%s", c->net);
+  char node[80] = "";
+  const char *name = node_variants[variant_row(c->variant)].name;
+  if (c->variant == HIER_STEPS) format_steps(c, node, sizeof node);
+  else if (c->variant) snprintf(node, sizeof node, "%s", name);
+  if (c->variant == HIER_COPYIN && c->group)
+    snprintf(node + strlen(node), sizeof node - strlen(node), ":g=%d", c->group);
+  snprintf(buf, len, "%s%s%s%s%s", c->variant ? "node=" : "", node,
+           c->variant && c->net[0] ? ":" : "", c->net[0] ? "net=" : "", c->net);
 }
 
 #define HIER_SUMMARY "shared memory in a node, messages between nodes (Jocksch 2026)"
@@ -416,9 +489,10 @@ static void hier_format(const collc_choice *c, char *buf, size_t len) {
   const collc_algo var = {"hier", coll, hier_parse, hier_resolve, gen, hier_format, syntax, \
                           HIER_SUMMARY, ALGO_SHARED_NODES}
 HIER_ROW(algo_allreduce_hier, COLLC_COLL_ALLREDUCE, gen_allreduce,
-         "hier[:node=rs|tree|sockets|-a,-b,b,a][:net=<allreduce algorithm>]");
-HIER_ROW(algo_reduce_hier, COLLC_COLL_REDUCE, gen_reduce, "hier[:net=<reduce algorithm>]");
+         "hier[:node=rs|tree|sockets|copyin[:g=N]|-a,-b,b,a][:net=<allreduce algorithm>]");
+HIER_ROW(algo_reduce_hier, COLLC_COLL_REDUCE, gen_reduce,
+         "hier[:node=copyin[:g=N]][:net=<reduce algorithm>]");
 HIER_ROW(algo_bcast_hier, COLLC_COLL_BCAST, gen_bcast, "hier[:net=<bcast algorithm>]");
 HIER_ROW(algo_allgather_hier, COLLC_COLL_ALLGATHER, hier_gen_allgather, "hier");
 HIER_ROW(algo_alltoall_hier, COLLC_COLL_ALLTOALL, hier_gen_alltoall, "hier");
-HIER_ROW(algo_rsb_hier, COLLC_COLL_REDUCE_SCATTER_BLOCK, hier_gen_rsb, "hier");
+HIER_ROW(algo_rsb_hier, COLLC_COLL_REDUCE_SCATTER_BLOCK, hier_gen_rsb, "hier[:node=copyin[:g=N]]");

@@ -16,9 +16,11 @@
 #include "algo.h"
 #include "blocks.h"
 
-/* allreduce variants: node=rs, node=tree, node=<factor list> (hier_steps.c),
- * node=sockets (resolved to a factor list, or to rs without sockets) */
-enum { HIER_RS = 1, HIER_TREE = 2, HIER_STEPS = 3, HIER_SOCKETS = 4 };
+/* node= variants: node=rs, node=tree, node=<factor list> (hier_steps.c),
+ * node=sockets (resolved to a factor list, or to rs without sockets) for
+ * allreduce; node=copyin[:g=N] (hier_copyin.c) for allreduce,
+ * reduce_scatter_block and reduce */
+enum { HIER_RS = 1, HIER_TREE = 2, HIER_STEPS = 3, HIER_SOCKETS = 4, HIER_COPYIN = 5 };
 
 typedef struct {
   const collc_spec *s;
@@ -26,11 +28,37 @@ typedef struct {
   const collc_layout *L;
   int node, me, k; /* my node, my local index, ranks on my node */
   int64_t S;       /* region units */
+  int g;           /* copy-in groups of g ranks (hier_copyin.c); 0: plain copy-in */
+  int64_t staged;  /* units hier_stage put in */
+  int64_t next;    /* the first flag step after hier_stage */
+  int ready;       /* hier_node_fold need not await (all awaited) */
 } hx;
 
 /* Set up H for rank s->rank with regions of (at least) units each (0: no
- * segment); declares the segment size. */
-void hier_init(hx *H, const collc_spec *s, collc_prog *P, int64_t units);
+ * segment); declares the segment size. Copy-in groups where c says
+ * node=copyin, else plain copy-in (H->g = 0). */
+void hier_init(hx *H, const collc_spec *s, const collc_choice *c, collc_prog *P, int64_t units);
+/* The node stage of a reduction (k > 1): my n input units into the
+ * segment. Plain: copy them into my region, SIGNAL 1. Copy-in (g > 0): my
+ * group's cyclic copy-in reduction. Sets H->staged and H->next. */
+void hier_stage(hx *H, int64_t n);
+/* dst = the node's combination of input units [off, off+n) (after
+ * hier_stage), awaiting what it reads; fold order: local order (plain), or
+ * group order (copy-in: commutative operations only). */
+void hier_node_fold(hx *H, int64_t off, int64_t n, collc_opnd dst);
+/* AWAIT, once each, what hier_node_fold of the nr ranges [off[i],
+ * off[i]+n) reads (before posting messages: no AWAIT may wait with
+ * requests in flight); later folds await nothing. */
+void hier_node_await(hx *H, const int64_t *off, int nr, int64_t n);
+/* Copy-in (hier_copyin.c): H->g = g (clamped to the node); its stage,
+ * awaits and fold, which the hier_ functions above call when H->g > 0. */
+void hier_copyin_init(hx *H, int g);
+void hier_copyin_await(hx *H, const int64_t *off, int nr, int64_t n);
+/* Resolve node=copyin[:g=N] for s (hier_resolve checked the collective):
+ * commutative operations only; default g. 0 or COLLC_EUNFIT with why. */
+int hier_copyin_resolve(const collc_spec *s, collc_choice *c, char *why, size_t wlen);
+void hier_copyin_stage(hx *H, int64_t n);
+void hier_copyin_fold(hx *H, int64_t off, int64_t n, collc_opnd dst);
 /* Rank of local index j on my node. */
 static inline int hier_rank(const hx *H, int j) { return layout_rank(H->L, H->node, j); }
 /* Operand: n units at offset off of local j's region. */

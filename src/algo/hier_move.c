@@ -12,9 +12,10 @@
  * all k blocks for d, read from the k regions in place (no packing copy).
  * So each rank sends and receives (nodes - 1) messages, not p - 1.
  * Reduce_scatter_block: every rank copies its input vector into its
- * region; for each rank d, local rank (local(d) mod k) of my node folds
- * block d of the k regions (the node's partial) and sends it to d; d folds
- * the nodes' partials in node order.
+ * region (node=copyin: the groups' copy-in reductions, hier_copyin.c); for
+ * each rank d, local rank (local(d) mod k) of my node folds block d of the
+ * k regions (of the groups' sums) into the node's partial and sends it to
+ * d; d folds the nodes' partials in node order.
  */
 #include <stdlib.h>
 #include "hier.h"
@@ -41,8 +42,7 @@ static collc_opnd node_units(hx *H, int n, int buf, int64_t base) {
 int hier_gen_allgather(const collc_spec *s, const collc_choice *c, collc_prog *P) {
   hx H;
   int p = s->p, r = s->rank;
-  (void)c;
-  hier_init(&H, s, P, 0);
+  hier_init(&H, s, c, P, 0);
   collc_opnd mine = s->in_place ? compact(P, BUF_RECV, r, 1) : compact(P, BUF_SEND, 0, 1);
   int buf = H.k > 1 ? BUF_SHM : BUF_RECV; /* where the p blocks gather */
   if (H.k > 1) {
@@ -94,8 +94,7 @@ static collc_opnd column(hx *H, int d) {
 int hier_gen_alltoall(const collc_spec *s, const collc_choice *c, collc_prog *P) {
   hx H;
   int p = s->p, r = s->rank, *d = malloc((size_t)p * sizeof *d);
-  (void)c;
-  hier_init(&H, s, P, p);
+  hier_init(&H, s, c, P, p);
   if (!d) return prog_fail(P, COLLC_ENOMEM, "hier: out of memory"), P->err;
   int in = s->in_place ? BUF_RECV : BUF_SEND, src = H.k > 1 ? BUF_SHM : in;
   if (H.k == 1 && s->in_place) { /* receives overwrite blocks still to send: copy once */
@@ -138,44 +137,45 @@ static void fold_nodes(hx *H, int64_t stage, collc_opnd own, int64_t n) {
   free(pieces);
 }
 
-/* The node partial of block b into dst: fold of the k regions. */
-static void node_partial(hx *H, int b, collc_opnd dst) {
-  int64_t n = H->s->count;
-  collc_opnd *pieces = malloc((size_t)H->k * sizeof *pieces);
-  if (!pieces) {
+/* AWAIT what folding my blocks reads (d: room for p ranks): the blocks of
+ * the ranks I serve on the other nodes, and mine; before any send. */
+static void await_served(hx *H, int *d) {
+  int64_t n = H->s->count, *off = malloc(((size_t)H->s->p + 1) * sizeof *off);
+  int cnt = 0;
+  if (!off) {
     prog_fail(H->P, COLLC_ENOMEM, "hier: out of memory");
     return;
   }
-  for (int j = 0; j < H->k; j++) pieces[j] = hier_region(H, j, b * n, n);
-  hier_fold(H->P, pieces, H->k, dst);
-  free(pieces);
+  for (int j = 1; j < H->L->nnodes; j++)
+    for (int i = 0, m = served(H, (H->node + j) % H->L->nnodes, H->me, H->k, d); i < m; i++)
+      off[cnt++] = d[i] * n;
+  off[cnt++] = H->s->rank * n;
+  hier_node_await(H, off, cnt, n);
+  free(off);
 }
 
 int hier_gen_rsb(const collc_spec *s, const collc_choice *c, collc_prog *P) {
   hx H;
   int p = s->p, r = s->rank, N, *d = malloc((size_t)p * sizeof *d);
   int64_t n = s->count, at = 0;
-  (void)c;
-  hier_init(&H, s, P, p * n);
+  hier_init(&H, s, c, P, p * n);
   N = H.L->nnodes;
   if (!d) return prog_fail(P, COLLC_ENOMEM, "hier: out of memory"), P->err;
   if (H.k > 1) {
-    hier_enter(&H);
-    prog_copy(P, hier_input(&H, 0, p * n), hier_region(&H, H.me, 0, p * n));
-    prog_signal(P, 1);
-    hier_await_all(&H, 1);
+    hier_stage(&H, p * n);
+    await_served(&H, d);
   }
   int64_t stage; /* TMP: my partials to send, my own, then the ones I receive */
   for (int j = 1; j < N; j++) {
     int to = (H.node + j) % N;
     for (int i = 0, cnt = served(&H, to, H.me, H.k, d); i < cnt; i++) {
       collc_opnd part = H.k > 1 ? compact(P, BUF_TMP, at, n) : hier_input(&H, d[i] * n, n);
-      if (H.k > 1) node_partial(&H, d[i], part), at += n;
+      if (H.k > 1) hier_node_fold(&H, d[i] * n, n, part), at += n;
       prog_send(P, d[i], part);
     }
   }
   collc_opnd own = compact(P, BUF_TMP, at, n); /* (never RECV: the fold writes there) */
-  if (H.k > 1) node_partial(&H, r, own);
+  if (H.k > 1) hier_node_fold(&H, r * n, n, own);
   else prog_copy(P, hier_input(&H, r * n, n), own);
   at += n;
   stage = at;

@@ -141,11 +141,12 @@ static const char *native_tree(const collc_spec *s, char *buf, size_t len) {
 
 static const char *const cand_alltoall[] = {"torus:d=2", "torus:d=3", "torus:d=4", "hier",
                                             "bruck", "pairwise", "linear", NULL};
-static const char *const cand_allreduce[] = {"hier", "hier:node=tree", "recexch", "cyclic",
-                                             "tree", NULL};
-static const char *const cand_rsb[] = {"hier", "recexch", "cyclic", NULL};
+static const char *const cand_allreduce[] = {"hier", "hier:node=tree", "hier:node=copyin",
+                                             "recexch", "cyclic", "tree", NULL};
+static const char *const cand_rsb[] = {"hier", "hier:node=copyin", "recexch", "cyclic", NULL};
 static const char *const cand_allgather[] = {"hier", "recexch", "cyclic", NULL};
-static const char *const cand_rooted[] = {"hier", "tree", NULL};
+static const char *const cand_reduce[] = {"hier", "hier:node=copyin", "tree", NULL};
+static const char *const cand_bcast[] = {"hier", "tree", NULL};
 
 /* ---- the rows ---- */
 
@@ -182,14 +183,14 @@ static const coll_desc coll_REDUCE = {
     .input_units = units_count, .output_units = units_root_count, .vector_units = units_count,
     .input = input_own, .expect = expect_reduce,
     .shm_inner = "tree", .hier_net = "tree",
-    .native_model = native_tree, .sim_candidates = cand_rooted};
+    .native_model = native_tree, .sim_candidates = cand_reduce};
 
 static const coll_desc coll_BCAST = {
     .name = "bcast", .rooted = 1, .always_in_place = 1, .elem_may_differ = 1,
     .input_units = units_count, .output_units = units_count, .vector_units = units_count,
     .input = input_root, .expect = expect_bcast,
     .shm_inner = "tree", .hier_net = "tree",
-    .native_model = native_tree, .sim_candidates = cand_rooted};
+    .native_model = native_tree, .sim_candidates = cand_bcast};
 
 /* Every collective's row: a missing coll_<SUFFIX> does not compile. */
 static const coll_desc *const coll_descs[COLLC_COLL_COUNT] = {

@@ -167,13 +167,15 @@ static inline int rl_call_setup(tl_ctx *ctx, rl_call *k) {
 enum { RL_EXP_OK, RL_EXP_ARG, RL_EXP_NATIVE };
 
 /* Expected outcome of k's call: OK (a correct result), ARG (refused with
- * MPI_ERR_ARG: cyclic, also inside shm, needs a commutative op), or NATIVE (whatever the
+ * MPI_ERR_ARG: cyclic, also inside shm, and hier's cyclic copy-in
+ * node=copyin need a commutative op), or NATIVE (whatever the
  * native call does, error class included: a predefined op on a derived
  * type, which Open MPI and MPICH refuse with MPI_ERR_OP). */
 static inline int rl_expectation(const rl_call *k) {
   const char *a = k->g->algo;
   if (!strncmp(a, "shm:", 4)) a += 4; /* shm:cyclic is cyclic through the segment */
-  if (!rl_commutative(k->c) && !strncmp(a, "cyclic", 6)) return RL_EXP_ARG;
+  if (!rl_commutative(k->c) && (!strncmp(a, "cyclic", 6) || strstr(a, "node=copyin")))
+    return RL_EXP_ARG;
   return rl_as_native(k->c) ? RL_EXP_NATIVE : RL_EXP_OK;
 }
 

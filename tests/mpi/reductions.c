@@ -233,8 +233,10 @@ static void tree_lists(algo_list *L, int p, int quick) {
 
 /* Node-aware plans (COLLC_TEST_HIER=1, with COLLC_NODE_SIZE=k): native and
  * hier in its variants; allreduce factor lists inside the node where every
- * node has k ranks (k divides p); on one node (k = 0 or k >= p), shm with
- * its default and another inner algorithm. */
+ * node has k ranks (k divides p); cyclic copy-in (node=copyin, the default
+ * group and groups of 2 and 3, which need not divide k; refused with
+ * MPI_ERR_ARG for non-commutative operations); on one node (k = 0 or
+ * k >= p), shm with its default and another inner algorithm. */
 static void hier_algos(algo_list *L, int coll, int p) {
   int k = tl_env_int("COLLC_NODE_SIZE", 0);
   static const char *const shm2[C_COUNT] = {"shm:cyclic", "shm:cyclic", "shm:tree:3",
@@ -249,6 +251,9 @@ static void hier_algos(algo_list *L, int coll, int p) {
   if (coll == C_ALLREDUCE) algo_add(L, "hier:net=recexch:flat");
   if (coll == C_ALLREDUCE) algo_add(L, "hier:node=tree:net=tree:3");
   if (coll == C_REDUCE || coll == C_BCAST) algo_add(L, "hier:net=tree:3");
+  if (coll == C_ALLREDUCE || coll == C_RSB || coll == C_REDUCE) /* cyclic copy-in: one group */
+    algo_add(L, "hier:node=copyin"), algo_add(L, "hier:node=copyin:g=2"); /* and groups of 2 */
+  if (coll == C_ALLREDUCE && p >= 3) algo_add(L, "hier:node=copyin:g=3:net=cyclic");
   if (k == 0 || k >= p) algo_add(L, "shm"), algo_add(L, "%s", shm2[coll]);
   if (k == 0 || k >= p) algo_add(L, "shm:direct=0"); /* every message read in place */
 }

@@ -291,8 +291,36 @@ static void test_rows(void) {
         "unknown collective: parses");
 }
 
+/* Cyclic copy-in (hier:node=copyin) on one node of 4, n bytes, copies at
+ * c, reductions at r, flags f, nothing else: every rank copies its piece
+ * (n/4c), then three steps each a flag after its neighbour and a
+ * reduction of n/4 (3 (f + n/4r)), a flag from the final writers and the
+ * whole sum copied out (f + n/c). Between two nodes of 4 it sends what
+ * node=rs sends (the same lanes); reduce_scatter_block and reduce run. */
+static void test_copyin(void) {
+  sim_params M = alpha_beta(1e-6, 1e9);
+  sim_report R, Rs;
+  double c = 4e9, r = 2e9, f = 3e-7, n = 8 * 1024;
+  M.copy_bw = c, M.reduce_bw = r, M.flag_lat = f;
+  double want = n / 4 / c + 3 * (f + n / 4 / r) + f + n / c;
+  if (sim(COLLC_COLL_ALLREDUCE, "hier:node=copyin", 4, 1024, 4, &M, &R))
+    CHECK(near(R.time, want) && R.messages == 0, "copyin one node: %g s, want %g (%lld messages)",
+          R.time, want, (long long)R.messages);
+  if (sim(COLLC_COLL_ALLREDUCE, "hier:node=copyin:g=3", 8, 1000, 4, &M, &R) &&
+      sim(COLLC_COLL_ALLREDUCE, "hier", 8, 1000, 4, &M, &Rs))
+    CHECK(R.time > 0 && R.net_messages == Rs.net_messages && R.net_bytes == Rs.net_bytes,
+          "copyin 2x4: %lld messages, %lld bytes between nodes, node=rs %lld, %lld",
+          (long long)R.net_messages, (long long)R.net_bytes, (long long)Rs.net_messages,
+          (long long)Rs.net_bytes);
+  const int colls[2] = {COLLC_COLL_REDUCE_SCATTER_BLOCK, COLLC_COLL_REDUCE};
+  for (int i = 0; i < 2; i++)
+    if (sim(colls[i], "hier:node=copyin:g=2", 8, 100, 4, &M, &R))
+      CHECK(R.time > 0, "%s copyin: %g s", coll_name(colls[i]), R.time);
+}
+
 int main(void) {
   test_recexch();
+  test_copyin();
   test_contention();
   test_torus();
   test_broken();

@@ -10,7 +10,12 @@
  * 3, 4 consecutive ranks per node and irregular ones (round robin, uneven,
  * shuffled), counts 0, 1, 5, 37 (not divisible by p), in place and not,
  * commutative or not, every root (non-commutative: refused as unfit where
- * the layout or the net= schedule cannot keep rank order). Negative: in each program of a set of
+ * the layout or the net= schedule cannot keep rank order). Cyclic copy-in
+ * (node=copyin, allreduce, reduce_scatter_block, reduce) with group sizes
+ * 1..4 and the default on those layouts and on one node of 1..9 ranks
+ * (sizes that divide the node and that do not), also count 203: it must be
+ * refused for every non-commutative operation; its stage at p = 4 must
+ * move the pieces as the paper's Figure 8, one AWAIT per step. Negative: in each program of a set of
  * plans (eleven), every single AWAIT is deleted in turn (one rank), and every
  * segment access is moved before the AWAITs that protect it:
  * each mutant must be rejected (missing wait, stale data, deadlock), never
@@ -80,6 +85,37 @@ static void run(int coll, const char *algo, const collc_layout *L, int64_t count
         R.first_error);
 }
 
+/* Copy-in (node=copyin) of coll with group size g (0: the default) on L;
+ * every non-commutative case must be refused, naming the reason. */
+static void run_copyin(int coll, int g, const collc_layout *L, int64_t count, int ip, int comm,
+                       int root) {
+  char algo[64];
+  snprintf(algo, sizeof algo, g ? "hier:node=copyin:g=%d" : "hier:node=copyin", g);
+  if (comm) {
+    run(coll, algo, L, count, ip, 1, root);
+    return;
+  }
+  collc_spec s = {coll, L->p, 0, count, 8, ip, root, 0, L};
+  collc_choice c;
+  char why[200] = "";
+  int refused = !choice_parse(coll, algo, &c, why, sizeof why) &&
+                choice_resolve(&s, &c, why, sizeof why) == COLLC_EUNFIT;
+  CHECK(refused && strstr(why, "commutative"), "%s %s non-commutative p=%d nodes=%s: %s",
+        coll_name(coll), algo, L->p, L->desc, refused ? why : "not refused");
+  cases++, unfit++;
+}
+
+/* Every copy-in plan on L: the three collectives, g = default, 1..4. */
+static void sweep_copyin(const collc_layout *L, int64_t count, int ip, int comm) {
+  for (int g = 0; g <= 4; g++) {
+    run_copyin(COLLC_COLL_ALLREDUCE, g, L, count, ip, comm, 0);
+    run_copyin(COLLC_COLL_REDUCE_SCATTER_BLOCK, g, L, count, ip, comm, 0);
+    for (int root = g % 2; root < L->p; root += 2)
+      run_copyin(COLLC_COLL_REDUCE, g, L, count, ip, comm, root);
+  }
+  if (L->nnodes > 1) run(COLLC_COLL_ALLREDUCE, "hier:node=copyin:g=2:net=cyclic", L, count, ip, 1, 0);
+}
+
 /* shm on one node of p ranks: every collective with its default and other
  * inner algorithms (factor lists where they fit), every root. */
 static void sweep_shm(int p, const collc_layout *L, int64_t count, int ip, int comm) {
@@ -123,13 +159,15 @@ static void sweep(void) {
     int k; /* ranks per node it fits */
   } lists[] = {{"hier:node=-2,2", 2}, {"hier:node=-3,3", 3}, {"hier:node=-2,-2,2,2", 4},
                {"hier:node=-4,4", 4}, {"hier:node=-2,-2,4:net=tree", 4}};
-  static const int64_t counts[] = {0, 1, 5, 37};
+  static const int64_t counts[] = {0, 1, 5, 37, 203};
   for (int p = 1; p <= 9; p++)
     for (size_t l = 0; l < sizeof layouts / sizeof *layouts; l++) {
       collc_layout *L = make_layout(layouts[l], p);
-      for (size_t k = 0; k < 4; k++)
+      for (size_t k = 0; k < 5; k++)
         for (int ip = 0; ip < 2; ip++)
           for (int comm = 0; comm < 2; comm++) {
+            sweep_copyin(L, counts[k], ip, comm);
+            if (k == 4) continue; /* (203: copy-in only) */
             for (size_t a = 0; a < sizeof allreduce / sizeof *allreduce; a++)
               run(COLLC_COLL_ALLREDUCE, allreduce[a], L, counts[k], ip, comm, 0);
             for (size_t a = 0; a < sizeof lists / sizeof *lists; a++) /* where they fit */
@@ -147,9 +185,12 @@ static void sweep(void) {
       layout_free(L);
       if (l > 0) continue;
       L = make_layout("one", p);
-      for (size_t k = 0; k < 4; k++)
+      for (size_t k = 0; k < 5; k++)
         for (int ip = 0; ip < 2; ip++)
-          for (int comm = 0; comm < 2; comm++) sweep_shm(p, L, counts[k], ip, comm);
+          for (int comm = 0; comm < 2; comm++) {
+            sweep_copyin(L, counts[k], ip, comm);
+            if (k < 4) sweep_shm(p, L, counts[k], ip, comm);
+          }
       layout_free(L);
     }
 }
@@ -245,6 +286,40 @@ static void slot_copies(int coll, const char *algo, int p) {
   layout_free(L);
 }
 
+/* The paper's Figure 8 (four tasks): at step a piece j gets the data of
+ * task fig8[a][j]. Every rank's stage (its COPYs and REDUCEs from its own
+ * input into the segment, in program order) must write exactly those
+ * pieces (100 units: pieces of 25), a copy first, with one AWAIT between
+ * steps. */
+static void figure8(void) {
+  static const int fig8[4][4] = {{0, 1, 2, 3}, {3, 0, 1, 2}, {2, 3, 0, 1}, {1, 2, 3, 0}};
+  collc_layout *L = make_layout("one", 4);
+  collc_spec s;
+  collc_prog **P = compile_all(COLLC_COLL_ALLREDUCE, "hier:node=copyin", L, &s);
+  for (int r = 0; P && r < 4; r++) {
+    int a = 0, awaits = 0;
+    for (int i = 0; i < P[r]->nins; i++) {
+      const collc_instr *I = &P[r]->ins[i];
+      if (I->op == COLLC_OP_AWAIT && a > 0 && a < 4) awaits++;
+      if ((I->op != COLLC_OP_COPY && I->op != COLLC_OP_REDUCE) || I->src.buf != BUF_SEND ||
+          I->dst.buf != BUF_SHM)
+        continue;
+      int j = (int)(I->dst.off / 25);
+      CHECK(a < 4 && fig8[a][j] == r && I->src.off == I->dst.off && I->dst.off % 25 == 0 &&
+                I->op == (a ? COLLC_OP_REDUCE : COLLC_OP_COPY),
+            "figure 8: rank %d step %d writes SHM+%lld from SEND+%lld (%s)", r, a,
+            (long long)I->dst.off, (long long)I->src.off, ops_name(I->op));
+      a++;
+    }
+    CHECK(a == 4 && awaits == 3, "figure 8: rank %d: %d steps, %d AWAITs between them", r, a,
+          awaits);
+    cases++;
+  }
+  if (P) free_all(P, 4);
+  CHECK(P != NULL, "figure 8: hier:node=copyin does not compile at p = 4");
+  layout_free(L);
+}
+
 static void negatives(void) {
   slot_copies(COLLC_COLL_ALLREDUCE, "shm:direct=0", 4);
   slot_copies(COLLC_COLL_ALLGATHER, "shm:direct=0:cyclic", 5);
@@ -261,6 +336,12 @@ static void negatives(void) {
   mutants(COLLC_COLL_ALLGATHER, "hier", "4", 4);
   mutants(COLLC_COLL_ALLTOALL, "hier", "shuffle", 7);
   mutants(COLLC_COLL_REDUCE_SCATTER_BLOCK, "hier", "2", 6);
+  /* cyclic copy-in: one group on one node; groups that do not divide the node */
+  mutants(COLLC_COLL_ALLREDUCE, "hier:node=copyin", "one", 5);
+  mutants(COLLC_COLL_ALLREDUCE, "hier:node=copyin:g=3", "one", 7);
+  mutants(COLLC_COLL_ALLREDUCE, "hier:node=copyin:g=2", "3", 7);
+  mutants(COLLC_COLL_REDUCE_SCATTER_BLOCK, "hier:node=copyin:g=3", "4", 8);
+  mutants(COLLC_COLL_REDUCE, "hier:node=copyin:g=2", "uneven", 6);
   mutants(COLLC_COLL_ALLREDUCE, "shm", "one", 5);
   mutants(COLLC_COLL_ALLREDUCE, "shm:cyclic:-3,-2,2,3", "one", 6);
   mutants(COLLC_COLL_REDUCE_SCATTER_BLOCK, "shm:cyclic", "one", 4);
@@ -284,6 +365,7 @@ static void negatives(void) {
 
 int main(void) {
   sweep();
+  figure8();
   negatives();
   printf("verify_shm: %ld cases (%ld refused as unfit)\n", cases, unfit);
   return unit_summary("verify_shm");
