@@ -15,6 +15,7 @@ have valgrind       || need="$need valgrind"
 have pkg-config     || need="$need pkg-config"
 [ -f /usr/include/zlib.h ] || need="$need zlib1g-dev"
 [ -f /usr/include/hwloc.h ] || need="$need libhwloc-dev"
+[ -f /usr/include/jansson.h ] || need="$need libjansson-dev" # (tuning files)
 have clang          || need="$need clang"
 have smpicc         || need="$need libsimgrid-dev"
 [ -z "$need" ] && exit 0
