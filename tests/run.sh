@@ -300,6 +300,10 @@ run_case "openmpi/wisdom across runs, damaged files np=6 (reductions)" 300 \
   env COLLC_TEST_QUICK=1 tests/wisdom_mpi.sh "${OMPIRUN[@]}" 6 "$OMPI/tests/mpi_reductions" --
 run_case "openmpi/wisdom across runs np=5 (alltoall)" 300 env COLLC_TEST_QUICK=1 \
   tests/wisdom_mpi.sh "${OMPIRUN[@]}" 5 "$OMPI/tests/mpi_alltoall" --
+# Tuning files (COLLC_TUNING): a file's rows decide; damaged, truncated, empty, foreign ... files
+# are ignored with one warning; ranks given different files follow rank 0's, no hang.
+run_case "openmpi/tuning files: used, ignored when bad, rank 0's wins np=2" 300 \
+  tests/tuning_mpi.sh "Open MPI" "$OMPI" "${OMPIRUN[@]}"
 
 echo "== MPI tests, MPICH (fewer cases: MPICH is slow when oversubscribed)"
 for np in 1 2 3 5 6 8; do
@@ -395,6 +399,8 @@ run_case "mpich/valgrind nonblocking np=2" 300 tests/valgrind_leaks.sh \
   "${MPICHRUN[@]}" 2 -- "$MPICH/tests/mpi_nonblocking"
 run_case "mpich/wisdom across runs, damaged files np=3 (reductions)" 300 \
   env COLLC_TEST_QUICK=1 tests/wisdom_mpi.sh "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_reductions" --
+run_case "mpich/tuning files: used, ignored when bad, rank 0's wins np=2" 300 \
+  tests/tuning_mpi.sh MPICH "$MPICH" "${MPICHRUN[@]}"
 
 echo "== Fortran programs (mpif.h, use mpi, use mpi_f08; unmodified, preloaded)"
 # expect_each RE... -- PROGRAM...: the program passes and printed a line

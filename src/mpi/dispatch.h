@@ -19,6 +19,7 @@ typedef struct dispatch_call {
   const char *hint;     /* persistent init: the collc_algorithm info value, or NULL */
   const call_key *ck;   /* a call of the default selection: its call-cache key */
   MPI_Request *ireq;    /* a nonblocking call: its request; NULL: blocking or persistent */
+  int src;              /* where its selection text came from (SRC_*), set by the selection */
 } dispatch_call;
 
 /* A persistent init's own arguments, or (oneshot) a nonblocking call's
@@ -87,16 +88,18 @@ int dispatch_native(const dispatch_call *d, long long bytes);
  * of ours are running, which the slow path keeps moving). */
 enum { FAST_MISS, FAST_NATIVE, FAST_DONE };
 /* text, or where it is "native" for a reduction the MPI library computes
- * wrong on this machine (guard.c), the algorithm collc serves it with. */
-const char *dispatch_guarded(const dispatch_call *d, const char *text);
+ * wrong on this machine (guard.c), the algorithm collc serves it with
+ * (d->src then SRC_GUARD). */
+const char *dispatch_guarded(dispatch_call *d, const char *text);
 int dispatch_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *recvbuf, int *rc);
 
 /* Shared with nonblocking.c (dispatch.c). The program of choice c for s
  * (wisdom files, else compiled); NULL with why. */
 collc_prog *dispatch_compile(const collc_spec *s, const collc_choice *c, char *why, size_t wlen);
 /* Parse and resolve text for d into c (forced: an unusable text is
- * MPI_ERR_ARG; else it warns and falls back to the rule, then native). */
-int dispatch_choose(const dispatch_call *d, const char *text, int forced, collc_choice *c);
+ * MPI_ERR_ARG; else it warns and falls back to the rule, then native,
+ * d->src following). */
+int dispatch_choose(dispatch_call *d, const char *text, int forced, collc_choice *c);
 /* The decision and binding keys of d. */
 void dispatch_decision_key(const dispatch_call *d, decision_key *k);
 void dispatch_binding_key(const dispatch_call *d, binding_key *k);
@@ -163,8 +166,8 @@ int request_native(const dispatch_call *d);
  * the communicator's next tag; excl: it uses st's segment or group
  * communicators, so it runs after every earlier such execution. It starts
  * now if it can, else at a later completion call. Counted under algo.
- * Reads only d's spec.coll, sendbuf, recvbuf, comm and ireq (the hit path
- * fills no more). */
+ * Reads only d's spec.coll, sendbuf, recvbuf, comm, ireq and src (the hit
+ * path fills no more). */
 int request_nb(const dispatch_call *d, collc_state *st, collc_plan *pl, const MPI_Comm *gcomm,
                int excl, int algo, long long bytes);
 /* Nonblocking call d's request, complete already (nothing moves). */

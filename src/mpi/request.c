@@ -274,6 +274,7 @@ int request_nb(const dispatch_call *d, collc_state *st, collc_plan *pl, const MP
   r->kind = REQ_PLAN, r->oneshot = 1, r->excl = excl, r->algo = algo, r->bytes = bytes;
   r->rp.pl = pl;
   r->d.spec.coll = d->spec.coll; /* (only what a one-shot run reads: d may be partial) */
+  r->d.src = d->src;
   r->d.sendbuf = d->sendbuf, r->d.recvbuf = d->recvbuf, r->d.comm = d->comm;
   r->d.request = NULL, r->d.hint = NULL, r->d.ck = NULL, r->d.ireq = NULL;
   r->d.bind.sendtype = r->d.bind.recvtype = MPI_DATATYPE_NULL; /* (the plan's business) */
@@ -287,7 +288,7 @@ int request_nb(const dispatch_call *d, collc_state *st, collc_plan *pl, const MP
   active_add(r);
   try_start(r); /* (first: the messages leave before the bookkeeping) */
   table_add(r);
-  stats_add(d->spec.coll + COLLC_COLL_COUNT, algo, bytes);
+  stats_add(d->spec.coll + COLLC_COLL_COUNT, algo, d->src, bytes);
   *d->ireq = r->handle;
   give();
   return MPI_SUCCESS;
@@ -306,7 +307,7 @@ int request_nb_done(const dispatch_call *d, int algo) {
   r->d.comm = d->comm;
   r->d.bind.sendtype = r->d.bind.recvtype = MPI_DATATYPE_NULL;
   table_add(r);
-  stats_add(d->spec.coll + COLLC_COLL_COUNT, algo, 0);
+  stats_add(d->spec.coll + COLLC_COLL_COUNT, algo, d->src, 0);
   *d->ireq = r->handle;
   give();
   return MPI_SUCCESS;
@@ -333,7 +334,7 @@ static int start(preq *r) {
     PMPI_Error_class(rc, &rc);
     return rc;
   }
-  stats_add(r->d.spec.coll, r->algo, r->bytes);
+  stats_add(r->d.spec.coll, r->algo, r->d.src, r->bytes);
   r->err = MPI_SUCCESS;
   r->state = done ? REQ_DONE : REQ_RUNNING;
   if (!done) active_add(r);
