@@ -5,6 +5,7 @@
 #   make check                every test, Open MPI and MPICH (installs missing packages as root)
 #   make bench                the main benchmark on this machine (see README)
 #   make bench-scale          all-to-all at p = 1152 under SimGrid SMPI (docs/scale.md)
+#   make tune [TUNE_NP=2]     collc-tune: a tuning file of this machine (bench/out/)
 #   make install PREFIX=/p    install library, header, tools, pkg-config file
 #   make asan                 sanitizer build into build-asan/
 #   make tsan                 ThreadSanitizer build into build-tsan/ (tests/run.sh runs the
@@ -28,7 +29,7 @@ LDLIBS   += -lz -lm -lhwloc -ljansson -pthread
 # The built-in rule is data (tuning/builtin.json), compiled in as a generated C array.
 LIB_SRC  := $(sort $(wildcard src/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/builtin_rule.o
-TOOLS    := collc-explain collc-verify collc-bench collc-scale
+TOOLS    := collc-explain collc-verify collc-bench collc-scale collc-tune
 TOOL_BIN := $(TOOLS:%=$(BUILD)/bin/%)
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 MPIT_SRC := $(sort $(wildcard tests/mpi/*.c))
@@ -48,7 +49,7 @@ ifneq ($(shell command -v $(MPIFC) 2>/dev/null),)
 TEST_BIN += $(addprefix $(BUILD)/tests/fortran_,$(basename $(notdir $(FORT_SRC))))
 endif
 
-.PHONY: all lib tools tests check bench install uninstall asan tsan clean deps fuzz smpi bench-scale
+.PHONY: all lib tools tests check bench install uninstall asan tsan clean deps fuzz smpi bench-scale tune
 all: lib tools $(BUILD)/collc.pc
 
 lib: $(BUILD)/libcollc.so $(BUILD)/libcollc.a
@@ -167,6 +168,17 @@ fuzz: deps build-fuzz/wisdom_fuzz
 bench: deps
 	$(MAKE) all BUILD=build-openmpi MPICC=mpicc.openmpi
 	bench/run.sh
+
+# Tune the default rule at p = TUNE_NP on this machine (collc-tune; TUNE_ARGS, e.g.
+# --quick or --budget 1200): a tuning file for COLLC_TUNING, bench/out/tuning-p<NP>.json.
+TUNE_NP   ?= 2
+TUNE_ARGS ?=
+tune: deps
+	$(MAKE) tools BUILD=build-openmpi MPICC=mpicc.openmpi
+	@mkdir -p bench/out
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun.openmpi --oversubscribe \
+	  --bind-to none --mca mpi_yield_when_idle 1 --mca op ^avx -np $(TUNE_NP) \
+	  build-openmpi/bin/collc-tune -o bench/out/tuning-p$(TUNE_NP).json $(TUNE_ARGS)
 
 # The torus paper's all-to-all (and allreduce) at p = 1152 simulated ranks
 # under SMPI (bench/scale.sh; results in bench/out/scale/, docs/scale.md).

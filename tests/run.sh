@@ -304,6 +304,11 @@ run_case "openmpi/wisdom across runs np=5 (alltoall)" 300 env COLLC_TEST_QUICK=1
 # are ignored with one warning; ranks given different files follow rank 0's, no hang.
 run_case "openmpi/tuning files: used, ignored when bad, rank 0's wins np=2" 300 \
   tests/tuning_mpi.sh "Open MPI" "$OMPI" "${OMPIRUN[@]}"
+# collc-tune end to end (quick): a valid file, whose decisions the library then uses.
+for np in 2 3; do
+  run_case "openmpi/collc-tune --quick, the file decides np=$np" 300 \
+    tests/tune_mpi.sh "Open MPI" "$OMPI" $np "${OMPIRUN[@]}"
+done
 
 echo "== MPI tests, MPICH (fewer cases: MPICH is slow when oversubscribed)"
 for np in 1 2 3 5 6 8; do
@@ -401,6 +406,10 @@ run_case "mpich/wisdom across runs, damaged files np=3 (reductions)" 300 \
   env COLLC_TEST_QUICK=1 tests/wisdom_mpi.sh "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_reductions" --
 run_case "mpich/tuning files: used, ignored when bad, rank 0's wins np=2" 300 \
   tests/tuning_mpi.sh MPICH "$MPICH" "${MPICHRUN[@]}"
+for np in 2 3; do
+  run_case "mpich/collc-tune --quick, the file decides np=$np" 300 \
+    tests/tune_mpi.sh MPICH "$MPICH" $np "${MPICHRUN[@]}"
+done
 
 echo "== Fortran programs (mpif.h, use mpi, use mpi_f08; unmodified, preloaded)"
 # expect_each RE... -- PROGRAM...: the program passes and printed a line

@@ -83,7 +83,7 @@ static int persist_count(options *o, bench *b, long count, FILE *csv) {
       rc = persist_rep(&o->v[k], b, count, warm, i == 0, t);
       for (int j = 0; j < PT_COUNT; j++) b->times[j * reps + i] = t[j];
     }
-    if (!all_ranks(b, rc == 0)) {
+    if (!bt_all_ranks(b, rc == 0)) {
       if (b->rank == 0) printf("%8ld %8ld  %-24s %s\n", count, count * bc_size(o->c),
                                o->v[k].text, rc == -1 ? "*** WRONG RESULT ***" : "failed");
       bad++;

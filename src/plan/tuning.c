@@ -134,15 +134,20 @@ int tune_parse(const char *text, size_t len, int lib, int source, tune_row *rows
   return rc;
 }
 
-/* Row R as a JSON object (a new reference, NULL when out of memory). */
+/* Row R as a JSON object (a new reference, NULL when out of memory), its
+ * members in the order of the format's description. */
 static json_t *row_json(const tune_row *R) {
-  json_t *o = json_pack("{s:s,s:s,s:I,s:I,s:s,s:b}", "lib", tune_lib_name(R->lib), "coll",
-                        coll_name(R->coll), "pmin", (json_int_t)R->pmin, "bmin",
-                        (json_int_t)R->bmin, "algo", R->algo, "nb", R->nb);
+  json_t *o = json_object();
   if (!o) return NULL;
+  json_object_set_new(o, "lib", json_string(tune_lib_name(R->lib)));
+  json_object_set_new(o, "coll", json_string(coll_name(R->coll)));
+  json_object_set_new(o, "pmin", json_integer(R->pmin));
   json_object_set_new(o, "pmax", R->pmax == INT_MAX ? json_null() : json_integer(R->pmax));
+  json_object_set_new(o, "bmin", json_integer(R->bmin));
   json_object_set_new(o, "bmax", R->bmax == LLONG_MAX ? json_null() : json_integer(R->bmax));
+  json_object_set_new(o, "algo", json_string(R->algo));
   if (R->noncomm[0]) json_object_set_new(o, "noncomm", json_string(R->noncomm));
+  json_object_set_new(o, "nb", json_boolean(R->nb));
   if (R->ratio > 0) json_object_set_new(o, "ratio", json_real(R->ratio));
   return o;
 }
