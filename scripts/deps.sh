@@ -17,6 +17,7 @@ have pkg-config     || need="$need pkg-config"
 [ -f /usr/include/hwloc.h ] || need="$need libhwloc-dev"
 [ -f /usr/include/jansson.h ] || need="$need libjansson-dev" # (tuning files)
 have clang          || need="$need clang"
+have jq             || need="$need jq" # (tests: tuning files)
 have smpicc         || need="$need libsimgrid-dev"
 [ -z "$need" ] && exit 0
 cmd="apt-get install -y --no-install-recommends$need"

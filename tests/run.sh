@@ -150,7 +150,8 @@ run_case "openmpi/collc-bench --overhead np=2" 120 bash -c \
 # (1 ms per message), p = 8 without shared memory, it predicts linear (one
 # round) 3x faster than the modelled native (Bruck, 3 rounds); bad parameters
 # warn and keep native.
-run_case "openmpi/rule by simulation np=8 picks linear" 120 expect_stats 'alltoall linear calls' \
+run_case "openmpi/rule by simulation np=8 picks linear" 120 expect_stats \
+  '^collc-stats: alltoall linear calls=[0-9]+ bytes=[0-9]+ from=simulator$' \
   env COLLC_SHM=0 COLLC_STATS=1 COLLC_SIM_MIN_P=8 COLLC_SIM_PARAMS="paper lat=1e-3" \
   "${OMPIRUN[@]}" 8 "$OMPI/bin/collc-bench" -c 1 -a 'native;default' -r 2 -w 1
 run_case "openmpi/rule by simulation, bad parameters: native" 120 expect_stats \
@@ -410,6 +411,10 @@ for np in 2 3; do
   run_case "mpich/collc-tune --quick, the file decides np=$np" 300 \
     tests/tune_mpi.sh MPICH "$MPICH" $np "${MPICHRUN[@]}"
 done
+# (the built-in rule's own file is a valid tuning file: its rows are read twice)
+run_case "mpich/valgrind with a tuning file np=2" 300 env COLLC_TUNING="$PWD/tuning/builtin.json" \
+  COLLC_STATS=1 COLLC_TEST_QUICK=1 tests/valgrind_leaks.sh "${MPICHRUN[@]}" 2 -- \
+  "$MPICH/tests/mpi_reductions"
 
 echo "== Fortran programs (mpif.h, use mpi, use mpi_f08; unmodified, preloaded)"
 # expect_each RE... -- PROGRAM...: the program passes and printed a line

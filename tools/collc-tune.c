@@ -22,9 +22,11 @@
  * call) and barrier-separated (the seed papers' method); a sample is the
  * slowest rank's time. Repetitions go on until every mean's 95% confidence
  * interval is within 2.5% of it (resolving the 5% below) or the size
- * class's share of the budget is spent. A candidate replaces native only
- * where it is at least 5% faster in both modes, significantly (one-sided
- * 95%: native mean - 1.05 x candidate mean above 1.645 standard errors).
+ * class's share of the budget is spent. The candidate with the best median
+ * speedup in its slower mode replaces native only where it is at least 5%
+ * faster in both modes, significantly (Mann-Whitney: native's samples
+ * against 1.05 x the candidate's, one-sided 95%; robust to the outliers of
+ * a shared machine).
  * Adjacent size classes with one decision become one rule row, bounds at
  * the geometric midpoints between measured sizes (the last row ends a
  * quarter decade above the largest measured size, the first starts at 0),
@@ -200,19 +202,23 @@ static void candidates(coll_run *R, const bench *b) {
   }
 }
 
-/* The size classes of R up to maxbytes (half decades from 1 B; --quick
- * three): element counts, each once. */
-static void size_classes(coll_run *R, const options *o) {
+#define BUF_MAX (256LL << 20) /* bytes of a p-block buffer (all-to-all, ...) */
+
+/* The size classes of R up to maxbytes (half decades from 1 B, then
+ * maxbytes itself; --quick three), for p ranks (a collective with p-block
+ * buffers stops at BUF_MAX / p per block): element counts, each once. */
+static void size_classes(coll_run *R, const options *o, int p) {
   static const long long quick[] = {1, 1000, 100000};
+  long long max = R->c->send_p || R->c->recv_p ? fmin(o->maxbytes, BUF_MAX / p) : o->maxbytes;
   long esz = bc_size(R->c), last = 0;
   for (int k = 0; R->npt < MAXCLS; k++) {
     long long b = o->quick ? (k < 3 ? quick[k] : LLONG_MAX) : llround(pow(10, k / 2.0));
-    if (b > o->maxbytes) b = k && !o->quick && last * esz < o->maxbytes ? o->maxbytes : 0;
-    if (!b) break;
+    if (b > max) b = k && !o->quick && last * esz < max ? max : 0;
+    if (b < 1) break;
     long count = b / esz > 1 ? (long)(b / esz) : 1;
     if (count != last) R->pt[R->npt++] = (point){.count = count, .bytes = (long long)count * esz};
     last = count;
-    if (b == o->maxbytes) break;
+    if (b == max) break;
   }
 }
 
@@ -229,8 +235,9 @@ static double predict(const collc_spec *s, const char *text, const sim_params *M
 /* Choose point P's variants: native, and the keep candidates of R the
  * simulator (rank 0, parameters M) predicts fastest; broadcast. */
 static void prune(const coll_run *R, point *P, bench *b, const sim_params *M, int keep) {
-  int pick[MAXKEEP] = {-1, -1, -1};
+  int pick[MAXKEEP];
   double pred[MAXKEEP + 1] = {0}, t[MAXCAND];
+  for (int k = 0; k < MAXKEEP; k++) pick[k] = -1;
   if (b->rank == 0) {
     collc_spec s = spec_of(b->c, b->p, b->comm, P->count, 1);
     char model[256];
@@ -366,7 +373,12 @@ static int tune_coll(coll_run *R, const options *o, const sim_params *M, int *do
                      double t0, double end) {
   bench b;
   int wrong = 0;
-  if (bt_open(&b, R->c, R->pt[R->npt - 1].count, 1, 1)) return 0;
+  if (!R->npt || bt_open(&b, R->c, R->pt[R->npt - 1].count, 1, 1)) { /* (none measured) */
+    if (R->npt && b.rank == 0) fprintf(stderr, "collc-tune: %s: out of memory\n", R->c->name);
+    if (R->npt) bt_close(&b);
+    *done += R->npt;
+    return 0;
+  }
   candidates(R, &b);
   for (int i = 0; i < R->npt; i++) {
     point *P = &R->pt[i];
@@ -399,13 +411,14 @@ static void noncomm_of(tune_row *R, const bench_coll *c, int p, long count) {
 static void rows_of(const coll_run *C, int p, int lib, tune_row *rows, int *n) {
   for (int i = 0; i < C->npt && *n < TUNE_MAX_ROWS; i++) {
     const point *P = &C->pt[i];
+    if (!P->nv) continue; /* (not measured: no row) */
     const char *a = P->text[P->pick];
     double r = P->pick ? fmin(ratio(P, P->pick, 0), ratio(P, P->pick, 1)) : 1.0;
     long long lo = i ? (long long)sqrt((double)C->pt[i - 1].bytes * (double)P->bytes) + 1 : 0;
     long long hi = i + 1 < C->npt ? (long long)sqrt((double)P->bytes * (double)C->pt[i + 1].bytes)
                                   : (long long)(P->bytes * pow(10, 0.25));
-    tune_row *R = &rows[*n - 1];
-    if (i && *n && R->coll == C->c->coll && !strcmp(R->algo, a) && R->bmax + 1 == lo) {
+    tune_row *R = *n ? &rows[*n - 1] : NULL; /* (merged into the previous row?) */
+    if (R && R->coll == C->c->coll && !strcmp(R->algo, a) && R->bmax + 1 == lo) {
       R->bmax = hi, R->ratio = fmin(R->ratio, r);
       continue;
     }
@@ -540,7 +553,7 @@ int main(int argc, char **argv) {
   if (rank == 0) fprintf(stderr, "collc-tune: p=%d (%s), simulator calibrated: %s\n", p, desc, cal);
   for (int i = 0; i < o.ncolls; i++) {
     runs[i].c = o.colls[i];
-    size_classes(&runs[i], &o);
+    size_classes(&runs[i], &o, p);
     total += runs[i].npt;
   }
   for (int i = 0; i < o.ncolls; i++) wrong += tune_coll(&runs[i], &o, &M, &done, total, t0, end);
