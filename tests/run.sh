@@ -568,6 +568,10 @@ run_case "asan/errors np=2" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 2 build-asan/tests/mpi_errors
 run_case "asan/factorize np=6" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 6 build-asan/tests/mpi_factorize
+run_case "asan/tuning files np=2" 300 env ASAN_OPTIONS=detect_leaks=0 \
+  tests/tuning_mpi.sh "Open MPI" build-asan "${OMPIRUN[@]}"
+run_case "asan/collc-tune --quick np=3" 300 env ASAN_OPTIONS=detect_leaks=0 \
+  tests/tune_mpi.sh "Open MPI" build-asan 3 "${OMPIRUN[@]}"
 # The Fortran entry points (request and status conversions): the sanitized
 # library preloaded, after the sanitizer runtimes, into the unmodified programs.
 asan_pre="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so):$PWD/build-asan/libcollc.so"

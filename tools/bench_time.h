@@ -31,6 +31,12 @@ static void bt_library_name(char *buf, size_t len) {
   snprintf(buf, len, "%.200s", v);
 }
 
+/* Compare doubles for qsort. */
+static inline int bt_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 /* 1 if every rank's flag is set (collective). */
 static int bt_all_ranks(bench *b, int flag) {
   int all = 0;

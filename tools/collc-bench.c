@@ -370,17 +370,11 @@ static int timed_once(const variant *v, bench *b, long count, double *t) {
   return bt_barrier_once(b, v->kind, v->text, count, t);
 }
 
-/* Compare doubles for qsort. */
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* Order statistics of variant v's per-repetition times (max over ranks). */
 static void summarise(variant *v, bench *b, const double *times, int reps) {
   PMPI_Reduce(times, b->maxtimes, reps, MPI_DOUBLE, MPI_MAX, 0, b->comm);
   if (b->rank != 0) return;
-  qsort(b->maxtimes, (size_t)reps, sizeof(double), cmp_double);
+  qsort(b->maxtimes, (size_t)reps, sizeof(double), bt_cmp_double);
   double med = reps % 2 ? b->maxtimes[reps / 2]
                         : (b->maxtimes[reps / 2 - 1] + b->maxtimes[reps / 2]) / 2;
   v->min_us = b->maxtimes[0] * 1e6;

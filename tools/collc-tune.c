@@ -86,6 +86,7 @@ typedef struct {
   int n;
 } acc;
 
+/* a's mean and sample variance (INFINITY with fewer than 2 samples). */
 static double acc_mean(const acc *a) {
   double s = 0;
   for (int i = 0; i < a->n; i++) s += a->x[i];
@@ -99,18 +100,12 @@ static double acc_var(const acc *a) {
 /* Half-width of a's 95% confidence interval of the mean. */
 static double acc_ci(const acc *a) { return a->n > 1 ? 1.96 * sqrt(acc_var(a) / a->n) : INFINITY; }
 
-/* Compare doubles for qsort. */
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* a's median (0 if empty). */
 static double acc_median(const acc *a) {
   double y[MAXREPS];
   if (!a->n) return 0;
   memcpy(y, a->x, (size_t)a->n * sizeof y[0]);
-  qsort(y, (size_t)a->n, sizeof y[0], cmp_double);
+  qsort(y, (size_t)a->n, sizeof y[0], bt_cmp_double);
   return a->n % 2 ? y[a->n / 2] : (y[a->n / 2 - 1] + y[a->n / 2]) / 2;
 }
 
