@@ -5,6 +5,7 @@
 #   make check                every test, Open MPI and MPICH (installs missing packages as root)
 #   make bench                the main benchmark on this machine (see README)
 #   make bench-scale          all-to-all at p = 1152 under SimGrid SMPI (docs/scale.md)
+#   make tune [TUNE_NP=2]     collc-tune: a tuning file of this machine (bench/out/)
 #   make install PREFIX=/p    install library, header, tools, pkg-config file
 #   make asan                 sanitizer build into build-asan/
 #   make tsan                 ThreadSanitizer build into build-tsan/ (tests/run.sh runs the
@@ -23,11 +24,12 @@ Q := $(if $(V),,@)
 
 CPPFLAGS += -Iinclude -Isrc -D_POSIX_C_SOURCE=200809L
 XCFLAGS  := -std=c11 -Wall -Wextra $(WERROR) -fPIC -pthread
-LDLIBS   += -lz -lm -lhwloc -pthread
+LDLIBS   += -lz -lm -lhwloc -ljansson -pthread
 
+# The built-in rule is data (tuning/builtin.json), compiled in as a generated C array.
 LIB_SRC  := $(sort $(wildcard src/*/*.c))
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
-TOOLS    := collc-explain collc-verify collc-bench collc-scale
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/builtin_rule.o
+TOOLS    := collc-explain collc-verify collc-bench collc-scale collc-tune
 TOOL_BIN := $(TOOLS:%=$(BUILD)/bin/%)
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 MPIT_SRC := $(sort $(wildcard tests/mpi/*.c))
@@ -47,7 +49,7 @@ ifneq ($(shell command -v $(MPIFC) 2>/dev/null),)
 TEST_BIN += $(addprefix $(BUILD)/tests/fortran_,$(basename $(notdir $(FORT_SRC))))
 endif
 
-.PHONY: all lib tools tests check bench install uninstall asan tsan clean deps fuzz smpi bench-scale
+.PHONY: all lib tools tests check bench install uninstall asan tsan clean deps fuzz smpi bench-scale tune
 all: lib tools $(BUILD)/collc.pc
 
 lib: $(BUILD)/libcollc.so $(BUILD)/libcollc.a
@@ -58,6 +60,19 @@ $(BUILD)/obj/%.o: %.c $(wildcard include/*.h src/*/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  CC      $<")
 	$(Q)$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) -c $< -o $@
+
+# tuning/builtin.json as bytes (od: no tool beyond coreutils; no string escaping).
+$(BUILD)/gen/builtin_rule.c: tuning/builtin.json
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  GEN     $@")
+	$(Q){ echo '/* generated from $< by make: do not edit */'; echo '#include <stddef.h>'; \
+	  echo 'const char tune_builtin_json[] = {'; od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '0};'; echo 'const size_t tune_builtin_len = sizeof tune_builtin_json - 1;'; } > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/gen/builtin_rule.o: $(BUILD)/gen/builtin_rule.c
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  CC      $<")
+	$(Q)$(MPICC) $(XCFLAGS) $(CFLAGS) -c $< -o $@
 
 # -Bsymbolic-functions: the library's calls to its own functions bind
 # directly, not through the PLT (nanoseconds on every call's path); the
@@ -112,7 +127,7 @@ $(BUILD)/tests/fortran_mixed_c.o: tests/fortran/mixed_c.c
 	$(Q)$(MPICC) $(XCFLAGS) $(FFLAGS) -c $< -o $@
 
 # pkg-config file for prefix $(1), written to $(2).
-write_pc = printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: collc\nDescription: compiled MPI collectives\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lcollc\nLibs.private: -lz -lm -lhwloc -pthread\n' '$(1)' '$(VERSION)' > $(2)
+write_pc = printf 'prefix=%s\nlibdir=$${prefix}/lib\nincludedir=$${prefix}/include\n\nName: collc\nDescription: compiled MPI collectives\nVersion: %s\nCflags: -I$${includedir}\nLibs: -L$${libdir} -lcollc\nLibs.private: -lz -lm -lhwloc -ljansson -pthread\n' '$(1)' '$(VERSION)' > $(2)
 
 $(BUILD)/collc.pc: Makefile
 	@mkdir -p $(BUILD)
@@ -154,6 +169,17 @@ bench: deps
 	$(MAKE) all BUILD=build-openmpi MPICC=mpicc.openmpi
 	bench/run.sh
 
+# Tune the default rule at p = TUNE_NP on this machine (collc-tune; TUNE_ARGS, e.g.
+# --quick or --budget 1200): a tuning file for COLLC_TUNING, bench/out/tuning-p<NP>.json.
+TUNE_NP   ?= 2
+TUNE_ARGS ?=
+tune: deps
+	$(MAKE) tools BUILD=build-openmpi MPICC=mpicc.openmpi
+	@mkdir -p bench/out
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun.openmpi --oversubscribe \
+	  --bind-to none --mca mpi_yield_when_idle 1 --mca op ^avx -np $(TUNE_NP) \
+	  build-openmpi/bin/collc-tune -o bench/out/tuning-p$(TUNE_NP).json $(TUNE_ARGS)
+
 # The torus paper's all-to-all (and allreduce) at p = 1152 simulated ranks
 # under SMPI (bench/scale.sh; results in bench/out/scale/, docs/scale.md).
 bench-scale: deps
@@ -164,14 +190,14 @@ bench-scale: deps
 asan:
 	$(MAKE) tests BUILD=build-asan MPICC=mpicc.openmpi \
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
-	  LDLIBS="-lz -lm -lhwloc -pthread -fsanitize=address,undefined"
+	  LDLIBS="-lz -lm -lhwloc -ljansson -pthread -fsanitize=address,undefined"
 
 # ThreadSanitizer (MPI_THREAD_MULTIPLE: tests/mpi/threads.c). Open MPI itself
 # is not instrumented; its own reports are suppressed by tests/tsan.supp.
 tsan:
 	$(MAKE) tests BUILD=build-tsan MPICC=mpicc.openmpi \
 	  CFLAGS="-O1 -g -fsanitize=thread -fno-omit-frame-pointer" \
-	  LDLIBS="-lz -lm -lhwloc -pthread -fsanitize=thread"
+	  LDLIBS="-lz -lm -lhwloc -ljansson -pthread -fsanitize=thread"
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \

@@ -15,7 +15,9 @@ have valgrind       || need="$need valgrind"
 have pkg-config     || need="$need pkg-config"
 [ -f /usr/include/zlib.h ] || need="$need zlib1g-dev"
 [ -f /usr/include/hwloc.h ] || need="$need libhwloc-dev"
+[ -f /usr/include/jansson.h ] || need="$need libjansson-dev" # (tuning files)
 have clang          || need="$need clang"
+have jq             || need="$need jq" # (tests: tuning files)
 have smpicc         || need="$need libsimgrid-dev"
 [ -z "$need" ] && exit 0
 cmd="apt-get install -y --no-install-recommends$need"

@@ -161,7 +161,8 @@ run_case "openmpi/collc-bench --overhead np=2" 120 bash -c \
 # (1 ms per message), p = 8 without shared memory, it predicts linear (one
 # round) 3x faster than the modelled native (Bruck, 3 rounds); bad parameters
 # warn and keep native.
-run_case "openmpi/rule by simulation np=8 picks linear" 120 expect_stats 'alltoall linear calls' \
+run_case "openmpi/rule by simulation np=8 picks linear" 120 expect_stats \
+  '^collc-stats: alltoall linear calls=[0-9]+ bytes=[0-9]+ from=simulator$' \
   env COLLC_SHM=0 COLLC_STATS=1 COLLC_SIM_MIN_P=8 COLLC_SIM_PARAMS="paper lat=1e-3" \
   "${OMPIRUN[@]}" 8 "$OMPI/bin/collc-bench" -c 1 -a 'native;default' -r 2 -w 1
 run_case "openmpi/rule by simulation, bad parameters: native" 120 expect_stats \
@@ -324,6 +325,15 @@ run_case "openmpi/wisdom across runs, damaged files np=6 (reductions)" 300 \
   env COLLC_TEST_QUICK=1 tests/wisdom_mpi.sh "${OMPIRUN[@]}" 6 "$OMPI/tests/mpi_reductions" --
 run_case "openmpi/wisdom across runs np=5 (alltoall)" 300 env COLLC_TEST_QUICK=1 \
   tests/wisdom_mpi.sh "${OMPIRUN[@]}" 5 "$OMPI/tests/mpi_alltoall" --
+# Tuning files (COLLC_TUNING): a file's rows decide; damaged, truncated, empty, foreign ... files
+# are ignored with one warning; ranks given different files follow rank 0's, no hang.
+run_case "openmpi/tuning files: used, ignored when bad, rank 0's wins np=2" 300 \
+  tests/tuning_mpi.sh "Open MPI" "$OMPI" "${OMPIRUN[@]}"
+# collc-tune end to end (quick): a valid file, whose decisions the library then uses.
+for np in 2 3; do
+  run_case "openmpi/collc-tune --quick, the file decides np=$np" 300 \
+    tests/tune_mpi.sh "Open MPI" "$OMPI" $np "${OMPIRUN[@]}"
+done
 
 echo "== MPI tests, MPICH (fewer cases: MPICH is slow when oversubscribed)"
 for np in 1 2 3 5 6 8; do
@@ -422,6 +432,16 @@ run_case "mpich/valgrind nonblocking np=2" 300 tests/valgrind_leaks.sh \
   "${MPICHRUN[@]}" 2 -- "$MPICH/tests/mpi_nonblocking"
 run_case "mpich/wisdom across runs, damaged files np=3 (reductions)" 300 \
   env COLLC_TEST_QUICK=1 tests/wisdom_mpi.sh "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_reductions" --
+run_case "mpich/tuning files: used, ignored when bad, rank 0's wins np=2" 300 \
+  tests/tuning_mpi.sh MPICH "$MPICH" "${MPICHRUN[@]}"
+for np in 2 3; do
+  run_case "mpich/collc-tune --quick, the file decides np=$np" 300 \
+    tests/tune_mpi.sh MPICH "$MPICH" $np "${MPICHRUN[@]}"
+done
+# (the built-in rule's own file is a valid tuning file: its rows are read twice)
+run_case "mpich/valgrind with a tuning file np=2" 300 env COLLC_TUNING="$PWD/tuning/builtin.json" \
+  COLLC_STATS=1 COLLC_TEST_QUICK=1 tests/valgrind_leaks.sh "${MPICHRUN[@]}" 2 -- \
+  "$MPICH/tests/mpi_reductions"
 
 echo "== Fortran programs (mpif.h, use mpi, use mpi_f08; unmodified, preloaded)"
 # expect_each RE... -- PROGRAM...: the program passes and printed a line
@@ -575,6 +595,10 @@ run_case "asan/errors np=2" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 2 build-asan/tests/mpi_errors
 run_case "asan/factorize np=6" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 6 build-asan/tests/mpi_factorize
+run_case "asan/tuning files np=2" 300 env ASAN_OPTIONS=detect_leaks=0 \
+  tests/tuning_mpi.sh "Open MPI" build-asan "${OMPIRUN[@]}"
+run_case "asan/collc-tune --quick np=3" 300 env ASAN_OPTIONS=detect_leaks=0 \
+  tests/tune_mpi.sh "Open MPI" build-asan 3 "${OMPIRUN[@]}"
 # The Fortran entry points (request and status conversions): the sanitized
 # library preloaded, after the sanitizer runtimes, into the unmodified programs.
 asan_pre="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so):$PWD/build-asan/libcollc.so"

@@ -25,9 +25,10 @@ logs=$(mktemp -d)
 # (--fullpath-after=): "(/path/to/repo/src/mpi/state.c:35)".
 root=$(pwd -P)
 collc_frame="\\(${root//./\\.}/(src/[a-z]+|include)/[A-Za-z0-9_]+\\.[ch]:[0-9]+\\)"
-# Not collc's: the Fortran MPI_INIT/MPI_FINALIZE forms, which only forward
-# to the MPI library's own (whose allocations they are).
-fwd_frame=": (mpi|MPI)_(init|init_thread|finalize|INIT|INIT_THREAD|FINALIZE|Init|Init_thread|Finalize)[a-z0-9_]* \\(.*/src/mpi/fortran\\.c:"
+# Not collc's: the MPI_INIT/MPI_FINALIZE forms (Fortran's, and C's MPI_Init
+# and MPI_Init_thread in init.c), which only forward to the MPI library's
+# own (whose allocations they are).
+fwd_frame=": (mpi|MPI)_(init|init_thread|finalize|INIT|INIT_THREAD|FINALIZE|Init|Init_thread|Finalize)[a-z0-9_]* \\(.*/src/mpi/(fortran|init)\\.c:"
 
 "${launcher[@]}" "${VALGRIND:-valgrind}" --leak-check=full --num-callers=50 --fullpath-after= \
   --errors-for-leak-kinds=definite --log-file="$logs/vg.%p" "$@"

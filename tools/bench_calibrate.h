@@ -147,10 +147,12 @@ static const collc_layout *cal_layout(MPI_Comm comm, collc_layout **own) {
   return *own;
 }
 
-/* Measure and print the parameters; 0 or 2 (bad FILE). */
-static int calibrate(MPI_Comm comm, const char *file) {
+/* Measure the parameters over comm into text[len] (collective; every
+ * rank gets them); 0, or -1 when out of memory on some rank. The layout's
+ * description into desc[dlen]. */
+static int cal_measure(MPI_Comm comm, char *text, size_t len, char *desc, size_t dlen) {
   int p, me, b[SIM_LEVELS];
-  char why[200], text[400];
+  char why[200];
   sim_params M;
   PMPI_Comm_size(comm, &p), PMPI_Comm_rank(comm, &me);
   collc_layout *own;
@@ -158,10 +160,10 @@ static int calibrate(MPI_Comm comm, const char *file) {
   char *buf = calloc(16 << 20, 1);
   int ok = buf != NULL, all = 0;
   PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm); /* no rank leaves the others waiting */
+  snprintf(desc, dlen, "%s", L ? L->desc : "no layout");
   if (!all) {
-    if (me == 0) fprintf(stderr, "collc-bench --calibrate: out of memory\n");
     free(buf), layout_free(own);
-    return 2;
+    return -1;
   }
   sim_params_parse("local", &M, why, sizeof why);
   cal_partners(L, p, b);
@@ -172,10 +174,21 @@ static int calibrate(MPI_Comm comm, const char *file) {
   M.nic_bw = cal_nic(comm, L, buf);
   cal_local(buf, &M);
   free(buf);
-  sim_params_format(&M, text, sizeof text);
-  if (me == 0)
-    printf("# collc-bench --calibrate, p = %d, %s\n%s\n", p, L ? L->desc : "no layout", text);
   layout_free(own);
+  sim_params_format(&M, text, len);
+  return 0;
+}
+
+/* Measure and print the parameters; 0 or 2 (bad FILE, out of memory). */
+static inline int calibrate(MPI_Comm comm, const char *file) {
+  int p, me;
+  char text[400], desc[200];
+  PMPI_Comm_size(comm, &p), PMPI_Comm_rank(comm, &me);
+  if (cal_measure(comm, text, sizeof text, desc, sizeof desc)) {
+    if (me == 0) fprintf(stderr, "collc-bench --calibrate: out of memory\n");
+    return 2;
+  }
+  if (me == 0) printf("# collc-bench --calibrate, p = %d, %s\n%s\n", p, desc, text);
   if (me != 0) return 0;
   FILE *f = file ? fopen(file, "w") : NULL;
   if (f) fprintf(f, "# collc-bench --calibrate, p = %d\n%s\n", p, text), fclose(f);

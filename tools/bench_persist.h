@@ -23,7 +23,7 @@ enum { PT_COLD, PT_INIT, PT_EXEC, PT_COUNT };
 static void persist_summary(bench *b, double *times, int reps, double *mins, double *meds) {
   PMPI_Reduce(times, b->maxtimes, reps, MPI_DOUBLE, MPI_MAX, 0, b->comm);
   if (b->rank != 0) return;
-  qsort(b->maxtimes, (size_t)reps, sizeof(double), cmp_double);
+  qsort(b->maxtimes, (size_t)reps, sizeof(double), bt_cmp_double);
   *mins = b->maxtimes[0] * 1e6;
   *meds = (reps % 2 ? b->maxtimes[reps / 2]
                     : (b->maxtimes[reps / 2 - 1] + b->maxtimes[reps / 2]) / 2) * 1e6;
@@ -83,7 +83,7 @@ static int persist_count(options *o, bench *b, long count, FILE *csv) {
       rc = persist_rep(&o->v[k], b, count, warm, i == 0, t);
       for (int j = 0; j < PT_COUNT; j++) b->times[j * reps + i] = t[j];
     }
-    if (!all_ranks(b, rc == 0)) {
+    if (!bt_all_ranks(b, rc == 0)) {
       if (b->rank == 0) printf("%8ld %8ld  %-24s %s\n", count, count * bc_size(o->c),
                                o->v[k].text, rc == -1 ? "*** WRONG RESULT ***" : "failed");
       bad++;

@@ -61,12 +61,11 @@
 #include "algo/algo.h"
 #include "mpi/internal.h"
 #include "bench_colls.h"
+#include "bench_time.h"
 
 #define MAXV 64    /* variants */
 #define MAXC 64    /* counts */
 #define TEXTLEN 128
-
-enum { V_OK = 0, V_WRONG, V_UNFIT };
 
 typedef struct {
   char text[TEXTLEN];
@@ -361,85 +360,25 @@ static int warm_for(const options *o, long count) {
   return large ? o->large_warm : o->warm;
 }
 
-/* The MPI library's name and version, one line, into buf. */
-static void library_name(char *buf, size_t len) {
-  char v[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-  int n = 0;
-  MPI_Get_library_version(v, &n);
-  v[strcspn(v, "\n")] = 0;
-  if (!strncmp(v, "MPICH Version:", 14)) {
-    const char *s = v + 14;
-    while (*s == ' ' || *s == '\t') s++;
-    snprintf(buf, len, "MPICH %.200s", s);
-    return;
-  }
-  v[strcspn(v, ",")] = 0;
-  snprintf(buf, len, "%.200s", v);
-}
-
-/* One call of variant v on b's buffers; an MPI error code. */
-static int run_once(const variant *v, bench *b, int count) {
-  return b->c->run(v->kind, v->text, b, count, b->recv);
-}
-
-/* 1 if every rank's flag is set (collective). */
-static int all_ranks(bench *b, int flag) {
-  int all = 0;
-  PMPI_Allreduce(&flag, &all, 1, MPI_INT, MPI_MIN, b->comm);
-  return all;
-}
-
-/* Check variant v once against b->ref (and that the input is intact); sets
- * v->status. Collective. A wrong result is printed loudly by each bad rank. */
+/* Check variant v once against b->ref (bt_check); sets v->status. */
 static void check_variant(variant *v, bench *b, long count) {
-  bc_prepare(b, count, b->recv);
-  int rc = run_once(v, b, (int)count);
-  if (!all_ranks(b, rc == MPI_SUCCESS)) {
-    char msg[MPI_MAX_ERROR_STRING] = "error on another rank";
-    int len;
-    if (rc != MPI_SUCCESS) MPI_Error_string(rc, msg, &len);
-    if (b->rank == 0)
-      fprintf(stderr, "collc-bench: %s does not run at count %ld (%s): skipped\n", v->text,
-              count, msg);
-    v->status = V_UNFIT;
-    return;
-  }
-  long bad = bc_check(b, count);
-  if (bad < -1) /* a changed input would make the variants checked after v look wrong */
-    memcpy(b->send, b->orig, (size_t)bc_send_elems(b, count) * (size_t)bc_size(b->c));
-  if (bad != -1)
-    fprintf(stderr, "collc-bench: *** WRONG RESULT *** %s %s count %ld rank %d: %s %ld\n",
-            b->c->name, v->text, count, b->rank,
-            bad >= 0 ? "first bad element" : "send buffer changed at element",
-            bad >= 0 ? bad : -2 - bad);
-  v->status = all_ranks(b, bad == -1) ? V_OK : V_WRONG;
+  v->status = bt_check(b, v->kind, v->text, count);
 }
 
-/* Compare doubles for qsort. */
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
+/* One timed call of v after a double barrier; its time into *t. */
+static int timed_once(const variant *v, bench *b, long count, double *t) {
+  return bt_barrier_once(b, v->kind, v->text, count, t);
 }
 
 /* Order statistics of variant v's per-repetition times (max over ranks). */
 static void summarise(variant *v, bench *b, const double *times, int reps) {
   PMPI_Reduce(times, b->maxtimes, reps, MPI_DOUBLE, MPI_MAX, 0, b->comm);
   if (b->rank != 0) return;
-  qsort(b->maxtimes, (size_t)reps, sizeof(double), cmp_double);
+  qsort(b->maxtimes, (size_t)reps, sizeof(double), bt_cmp_double);
   double med = reps % 2 ? b->maxtimes[reps / 2]
                         : (b->maxtimes[reps / 2 - 1] + b->maxtimes[reps / 2]) / 2;
   v->min_us = b->maxtimes[0] * 1e6;
   v->med_us = med * 1e6;
-}
-
-/* One timed call of v after a double barrier; its time into *t. */
-static int timed_once(const variant *v, bench *b, long count, double *t) {
-  PMPI_Barrier(b->comm);
-  PMPI_Barrier(b->comm);
-  double t0 = MPI_Wtime();
-  int rc = run_once(v, b, (int)count);
-  *t = MPI_Wtime() - t0;
-  return rc;
 }
 
 /* Time every variant still OK at count: its warm-ups first, then the
@@ -460,7 +399,7 @@ static void time_variants(options *o, bench *b, long count, int reps, int warm) 
   for (int k = 0; k < o->nv; k++) {
     variant *v = &o->v[k];
     if (v->status != V_OK) continue;
-    if (!all_ranks(b, rc[k] == MPI_SUCCESS)) {
+    if (!bt_all_ranks(b, rc[k] == MPI_SUCCESS)) {
       if (b->rank == 0)
         fprintf(stderr, "collc-bench: *** %s failed during timing at count %ld ***\n", v->text,
                 count);
@@ -530,7 +469,7 @@ static int bench_count(options *o, bench *b, long count, FILE *csv) {
 static void print_title(const options *o, int p) {
   char lib[256];
   const bench_coll *c = o->c;
-  library_name(lib, sizeof lib);
+  bt_library_name(lib, sizeof lib);
   printf("# collc-bench %s, p=%d, %s, %s%s%s, %d warm-ups, %d reps", c->name, p, lib,
          c->dbl ? "MPI_DOUBLE" : "MPI_INT", coll_reduces(c->coll) ? ", MPI_SUM" : "",
          c->coll == COLLC_COLL_REDUCE || c->coll == COLLC_COLL_BCAST ? ", root 0" : "", o->warm,
@@ -573,38 +512,13 @@ static void print_header(const options *o, int p) {
   fflush(stdout);
 }
 
-/* Allocate b's buffers for counts up to maxcount and reps repetitions; 0 or -1. */
-static int bench_alloc(bench *b, long maxcount, int reps) {
-  size_t sz = (size_t)bc_size(b->c);
-  size_t ns = ((size_t)bc_send_elems(b, maxcount) + 1) * sz;
-  size_t nr = ((size_t)bc_recv_elems(b, maxcount) + 1) * sz;
-  b->send = malloc(ns), b->orig = malloc(ns);
-  b->recv = malloc(nr), b->ref = malloc(nr);
-  b->times = malloc((size_t)MAXV * (size_t)reps * sizeof(double));
-  b->maxtimes = malloc((size_t)reps * sizeof(double));
-  return b->send && b->orig && b->recv && b->ref && b->times && b->maxtimes ? 0 : -1;
-}
-
-/* Free b's buffers and communicator. */
-static void bench_free(bench *b) {
-  free(b->send), free(b->orig), free(b->recv), free(b->ref);
-  free(b->times), free(b->maxtimes);
-  PMPI_Comm_free(&b->comm);
-}
-
 /* Set up b on a duplicate of MPI_COMM_WORLD (errors return); 0 or -1. */
 static int bench_init(bench *b, const options *o) {
   long maxcount = 0;
   int maxreps = o->large_count && o->large_reps > o->reps ? o->large_reps : o->reps;
-  memset(b, 0, sizeof *b);
-  b->c = o->c;
-  PMPI_Comm_dup(MPI_COMM_WORLD, &b->comm);
-  PMPI_Comm_set_errhandler(b->comm, MPI_ERRORS_RETURN);
-  PMPI_Comm_size(b->comm, &b->p);
-  PMPI_Comm_rank(b->comm, &b->rank);
   for (int i = 0; i < o->ncounts; i++)
     if (o->counts[i] > maxcount) maxcount = o->counts[i];
-  return all_ranks(b, bench_alloc(b, maxcount, maxreps) == 0) ? 0 : -1;
+  return bt_open(b, o->c, maxcount, (size_t)MAXV * (size_t)maxreps, maxreps);
 }
 
 #include "bench_persist.h"
@@ -652,7 +566,7 @@ int main(int argc, char **argv) {
   if (csv) fclose(csv);
   if (rank == 0 && wrong)
     fprintf(stderr, "collc-bench: *** %d WRONG variant result(s): see above ***\n", wrong);
-  bench_free(&b);
+  bt_close(&b);
   MPI_Finalize();
   return wrong ? 3 : 0;
 }

@@ -51,29 +51,31 @@ static int agree(MPI_Comm comm, int ok) {
   return request_wait_native(&q) == MPI_SUCCESS ? all : 0;
 }
 
-/* The selection text for call d: forced, else COLLC_<COLL>, else the
- * default rule: its table, else (large communicators) the simulator's
- * pick, which is collective (st: d's state, NULL if none). */
-static const char *selection(const dispatch_call *d, const char *forced, collc_state *st) {
-  const char *env = config_get()->algorithm[d->spec.coll];
-  if (forced) return forced;
-  const char *t = d->hint                        ? d->hint
-                  : *env                         ? env
-                  : select_simulates(&d->spec) ? select_simulated(&d->spec, d->comm, st)
-                                                 : select_default(&d->spec);
+/* The selection text for call d, its source into d->src: forced, else
+ * the info hint, else COLLC_<COLL>, else the default rule: its rows, else
+ * (large communicators) the simulator's pick, which is collective (st: d's
+ * state, NULL if none). */
+static const char *selection(dispatch_call *d, const char *forced, collc_state *st) {
+  const char *env = config_get()->algorithm[d->spec.coll], *t;
+  if (forced) return (d->src = SRC_CALL), forced;
+  if (d->hint) d->src = SRC_INFO, t = d->hint;
+  else if (*env) d->src = SRC_ENV, t = env;
+  else if (select_simulates(&d->spec)) d->src = SRC_SIM, t = select_simulated(&d->spec, d->comm, st);
+  else t = select_default(&d->spec, &d->src);
   return dispatch_guarded(d, t);
 }
 
-const char *dispatch_guarded(const dispatch_call *d, const char *text) {
+const char *dispatch_guarded(dispatch_call *d, const char *text) {
   const char *g = strcmp(text, "native") ? NULL
                                           : guard_text(&d->spec, d->bind.recvtype, d->bind.op);
+  if (g) d->src = SRC_GUARD;
   return g ? g : text;
 }
 
 /* Parse and resolve text for d into c. An unusable forced text is
  * MPI_ERR_ARG; an unusable environment text warns once and falls back to
  * the default rule (and that to native). Returns 0 or MPI_ERR_ARG. */
-int dispatch_choose(const dispatch_call *d, const char *text, int forced, collc_choice *c) {
+int dispatch_choose(dispatch_call *d, const char *text, int forced, collc_choice *c) {
   char why[200] = "text too long";
   if (strlen(text) < sizeof((decision_key *)0)->algo &&
       choice_parse(d->spec.coll, text, c, why, sizeof why) == 0 &&
@@ -87,7 +89,7 @@ int dispatch_choose(const dispatch_call *d, const char *text, int forced, collc_
                     why);
   else /* the simulator's pick for another call of its size class */
     collc_warn_once(text, "default rule: %s does not fit (%s); using native", text, why);
-  text = dispatch_guarded(d, select_default(&d->spec));
+  text = dispatch_guarded(d, select_default(&d->spec, &d->src));
   if (choice_parse(d->spec.coll, text, c, why, sizeof why) ||
       choice_resolve(&d->spec, c, why, sizeof why))
     return choice_parse(d->spec.coll, "native", c, why, sizeof why);
@@ -258,8 +260,10 @@ int dispatch_native(const dispatch_call *d, long long bytes) {
     if (!rc) rc = request_create(&c, REQ_NATIVE, NULL, 0, bytes);
     return rc ? collc_raise(d->comm, rc) : MPI_SUCCESS;
   }
-  stats_add(d->spec.coll, 0, bytes);
-  if (d->ck) remember(d, state_get(d->comm, 1), (call_entry){.kind = CALL_NATIVE, .bytes = bytes});
+  stats_add(d->spec.coll, 0, d->src, bytes);
+  if (d->ck)
+    remember(d, state_get(d->comm, 1),
+             (call_entry){.kind = CALL_NATIVE, .bytes = bytes, .src = d->src});
   return request_native(d);
 }
 
@@ -358,8 +362,8 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
       rc = request_create(&e, REQ_EMPTY, NULL, c.algo, 0);
       return rc ? collc_raise(d->comm, rc) : MPI_SUCCESS;
     }
-    stats_add(d->spec.coll, c.algo, 0);
-    remember(d, st, (call_entry){.kind = CALL_EMPTY, .algo = c.algo});
+    stats_add(d->spec.coll, c.algo, d->src, 0);
+    remember(d, st, (call_entry){.kind = CALL_EMPTY, .algo = c.algo, .src = d->src});
     return MPI_SUCCESS;
   }
   decision *D = NULL;
@@ -376,11 +380,12 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
   binding *B, tmp = {0};
   if ((rc = dispatch_plan_of(d, D, &bk, &B, &tmp))) return collc_raise(d->comm, rc);
   rc = execute(d, st, B);
-  stats_add(d->spec.coll, D->algo, plan_bytes(B->plan));
+  stats_add(d->spec.coll, D->algo, d->src, plan_bytes(B->plan));
   if (B == &tmp) plan_free(tmp.plan), free(tmp.gcomm);
   else if (!rc)
     remember(d, st, (call_entry){.kind = CALL_PLAN, .algo = D->algo, .plan = B->plan,
-                                 .gcomm = B->gcomm, .bytes = plan_bytes(B->plan)});
+                                 .gcomm = B->gcomm, .bytes = plan_bytes(B->plan),
+                                 .src = d->src});
   return rc ? collc_raise(d->comm, rc) : MPI_SUCCESS;
 }
 
@@ -398,7 +403,7 @@ int dispatch_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *r
   if (comm == MPI_COMM_NULL || request_busy() || !(st = state_find(comm))) return FAST_MISS;
   const call_entry *e = call_find(st->calls, k);
   if (!e || !dispatch_buffers_plain(e, sendbuf, recvbuf)) return FAST_MISS;
-  stats_add(k->coll, e->algo, e->bytes);
+  stats_add(k->coll, e->algo, e->src, e->bytes);
   if (e->kind == CALL_NATIVE) return FAST_NATIVE;
   *rc = MPI_SUCCESS;
   if (e->kind == CALL_EMPTY) return FAST_DONE;

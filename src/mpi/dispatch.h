@@ -19,6 +19,7 @@ typedef struct dispatch_call {
   const char *hint;     /* persistent init: the collc_algorithm info value, or NULL */
   const call_key *ck;   /* a call of the default selection: its call-cache key */
   MPI_Request *ireq;    /* a nonblocking call: its request; NULL: blocking or persistent */
+  int src;              /* where its selection text came from (SRC_*), set by the selection */
 } dispatch_call;
 
 /* A persistent init's own arguments, or (oneshot) a nonblocking call's
@@ -87,16 +88,18 @@ int dispatch_native(const dispatch_call *d, long long bytes);
  * of ours are running, which the slow path keeps moving). */
 enum { FAST_MISS, FAST_NATIVE, FAST_DONE };
 /* text, or where it is "native" for a reduction the MPI library computes
- * wrong on this machine (guard.c), the algorithm collc serves it with. */
-const char *dispatch_guarded(const dispatch_call *d, const char *text);
+ * wrong on this machine (guard.c), the algorithm collc serves it with
+ * (d->src then SRC_GUARD). */
+const char *dispatch_guarded(dispatch_call *d, const char *text);
 int dispatch_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *recvbuf, int *rc);
 
 /* Shared with nonblocking.c (dispatch.c). The program of choice c for s
  * (wisdom files, else compiled); NULL with why. */
 collc_prog *dispatch_compile(const collc_spec *s, const collc_choice *c, char *why, size_t wlen);
 /* Parse and resolve text for d into c (forced: an unusable text is
- * MPI_ERR_ARG; else it warns and falls back to the rule, then native). */
-int dispatch_choose(const dispatch_call *d, const char *text, int forced, collc_choice *c);
+ * MPI_ERR_ARG; else it warns and falls back to the rule, then native,
+ * d->src following). */
+int dispatch_choose(dispatch_call *d, const char *text, int forced, collc_choice *c);
 /* The decision and binding keys of d. */
 void dispatch_decision_key(const dispatch_call *d, decision_key *k);
 void dispatch_binding_key(const dispatch_call *d, binding_key *k);
@@ -168,8 +171,8 @@ int request_native(const dispatch_call *d);
  * execution. It starts now if it can, else at a later completion call.
  * lent: e is st's call-cache entry and the request borrows its plan (no
  * reference taken; request_unborrow before the entry drops it); else a
- * reference is taken. Reads only d's spec.coll, sendbuf, recvbuf, comm and
- * ireq (the hit path fills no more). */
+ * reference is taken. Reads only d's spec.coll, sendbuf, recvbuf, comm, ireq
+ * and src (the hit path fills no more). */
 int request_nb(const dispatch_call *d, collc_state *st, const call_entry *e, int lent);
 /* Give every request of st that borrows plan pl a reference of its own
  * (before a call-cache entry lets pl go). Not under the request lock. */

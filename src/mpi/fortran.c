@@ -375,7 +375,8 @@ FORTRAN_ROWS(GEN_IMPL)
 #define FORM_NEWREQ FORM_CALL
 #define FORM_OWN FORM_CALL
 /* Forwarded: the library's own symbol of the same name (found once), then
- * the hook that ends collc's run however MPI_Finalize is reached. */
+ * what collc does after MPI_Init (the hook that ends collc's run however
+ * MPI_Finalize is reached, the rule's tuning file; nothing after finalize). */
 #define FORM_FWD(sym, lower, pfx, params, args, call)        \
   void sym params;                                           \
   void sym params {                                          \
@@ -387,7 +388,7 @@ FORTRAN_ROWS(GEN_IMPL)
       int err_ = call;                                       \
       if (ierr) *ierr = err_;                                \
     }                                                        \
-    finalize_hook_install();                                 \
+    collc_after_init();                                      \
   }
 
 /* The mpi_f08 module's names: on Open MPI every row's name_f08_ (buffers

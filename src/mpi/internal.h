@@ -72,6 +72,7 @@ typedef struct {
   long sserial, rserial; /* type identities of stype, rtype (0: predefined) */
   unsigned version;      /* nonblocking: the state's version it was decided under */
   int excl;              /* nonblocking: runs on the segment or group communicators */
+  int src;               /* where its decision came from (SRC_*), for the stats */
   collc_plan *plan;      /* CALL_PLAN */
   const MPI_Comm *gcomm; /* its group communicators */
   long long bytes;       /* counted per call */
@@ -219,9 +220,29 @@ void state_free_keyvals(void);
  * (deleting in reverse order of setting) frees that state first. */
 void finalize_hook_install(void);
 
+/* After MPI_Init (init.c; also the Fortran inits): the end-of-run hook,
+ * then rules_init. Collective over MPI_COMM_WORLD the first time. */
+void collc_after_init(void);
+
+/* Where a decision came from (COLLC_STATS says it): no rule row (native),
+ * the tuning file's rows, the built-in ones, the simulator, COLLC_<COLL>,
+ * a persistent init's info key, a call naming its algorithm, the native
+ * correctness guard. */
+enum { SRC_NONE = 0, SRC_TUNING, SRC_BUILTIN, SRC_SIM, SRC_ENV, SRC_INFO, SRC_CALL, SRC_GUARD,
+       SRC_COUNT };
+
+/* The rule's rows (rules.c). Read COLLC_TUNING on world rank 0 and
+ * broadcast it (collective over MPI_COMM_WORLD; once, after MPI_Init). */
+void rules_init(void);
+/* The rows, in order: the tuning file's (SRC_TUNING), then the built-in
+ * ones (SRC_BUILTIN), for this MPI library; parsed once. */
+const struct tune_row_s *rules_get(int *n);
+/* Rank 0's line about the tuning file in use, if any (end of the run). */
+void rules_print(void);
+
 /* Statistics (stats.c): coll, or COLLC_COLL_COUNT + coll for the
- * nonblocking call of coll. */
-void stats_add(int coll, int algo, long long bytes);
+ * nonblocking call of coll; src: where the decision came from (SRC_*). */
+void stats_add(int coll, int algo, int src, long long bytes);
 /* Print the counts (rank 0's), or one line saying collc served nothing. */
 void stats_print(void);
 /* Count wisdom files loaded, saved and ignored (damaged or stale). */
@@ -243,11 +264,12 @@ const char *guard_text(const collc_spec *s, MPI_Datatype type, MPI_Op op);
 /* Stats lines of the pairs the guard served (rank 0, at the end of the run). */
 void guard_print(void);
 
-/* Default algorithm text for spec (select.c). */
-const char *select_default(const collc_spec *s);
+/* Default algorithm text for spec (select.c); *src: the row's source
+ * (SRC_TUNING, SRC_BUILTIN; SRC_NONE: no row, "native"). */
+const char *select_default(const collc_spec *s, int *src);
 /* The rule for s as a nonblocking call: its own rows too, and node-aware
  * rows only if node_ready (a blocking call has set up what they need). */
-const char *select_nonblocking(const collc_spec *s, int node_ready);
+const char *select_nonblocking(const collc_spec *s, int node_ready, int *src);
 /* The bytes the rule compares: per block (all-to-all, allgather) or per vector. */
 long long select_bytes(const collc_spec *s);
 /* Whether the default rule asks the cost simulator for s: select_default

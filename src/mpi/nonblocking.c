@@ -28,16 +28,16 @@
 #include "../plan/config.h"
 #include "../exec/exec.h"
 
-/* The selection text of nonblocking call d: COLLC_<COLL>, else the rule
- * with its nonblocking rows (without simulating: the simulator's pick only
- * where a blocking call has asked for it). */
-static const char *nb_selection(const dispatch_call *d, const char *forced,
-                                const collc_state *st) {
-  const char *env = config_get()->algorithm[d->spec.coll];
-  if (forced) return forced;
-  const char *t = *env                         ? env
-                  : select_simulates(&d->spec) ? select_simulated_known(&d->spec, st)
-                                                 : select_nonblocking(&d->spec, 1);
+/* The selection text of nonblocking call d, its source into d->src:
+ * COLLC_<COLL>, else the rule with its nonblocking rows (without
+ * simulating: the simulator's pick only where a blocking call has asked
+ * for it). */
+static const char *nb_selection(dispatch_call *d, const char *forced, const collc_state *st) {
+  const char *env = config_get()->algorithm[d->spec.coll], *t;
+  if (forced) return (d->src = SRC_CALL), forced;
+  if (*env) d->src = SRC_ENV, t = env;
+  else if (select_simulates(&d->spec)) d->src = SRC_SIM, t = select_simulated_known(&d->spec, st);
+  else t = select_nonblocking(&d->spec, 1, &d->src);
   return dispatch_guarded(d, t);
 }
 
@@ -120,8 +120,7 @@ static int nb_unset(const dispatch_call *d, const char *text) {
  * communicators, owned). MPI_SUCCESS, MPI_ERR_ARG for a forced text that
  * does not parse or fit, or another class (a plan unusable on this rank
  * only, which would leave the ranks disagreeing: out of memory). */
-static int nb_decide(const dispatch_call *d, const char *forced, collc_state *st,
-                     call_entry *e) {
+static int nb_decide(dispatch_call *d, const char *forced, collc_state *st, call_entry *e) {
   collc_choice c;
   decision_key dk;
   const char *text = nb_selection(d, forced, st);
@@ -140,7 +139,7 @@ static int nb_decide(const dispatch_call *d, const char *forced, collc_state *st
   if (D) c = D->choice;
   else if (dispatch_uses_segment(&c)) { /* no segment set up for it */
     if (by_name) return nb_unset(d, text);
-    text = dispatch_guarded(d, select_nonblocking(&d->spec, 0)); /* rows needing no set-up */
+    text = dispatch_guarded(d, select_nonblocking(&d->spec, 0, &d->src)); /* rows needing no set-up */
     if (!strcmp(text, "native") || dispatch_choose(d, text, 0, &c) || choice_is_native(&c))
       return MPI_SUCCESS;
   }
@@ -172,14 +171,14 @@ static int nb_serve(const dispatch_call *d, collc_state *st, const call_entry *e
 
 int nb_native(const dispatch_call *d, long long bytes) {
   collc_state *st = d->ck ? state_get(d->comm, 1) : NULL;
-  call_entry n = {.kind = CALL_NATIVE, .bytes = bytes}, *slot;
+  call_entry n = {.kind = CALL_NATIVE, .bytes = bytes, .src = d->src}, *slot;
   if (st && !call_prepare(&n, d->ck) && (slot = call_slot(&st->nbcalls, d->ck))) {
     entry_free(st, slot);
     n.version = st->version;
     n.need_recv = d->spec.coll != COLLC_COLL_REDUCE || d->spec.rank == d->spec.root;
     *slot = n;
   }
-  stats_add(d->spec.coll + COLLC_COLL_COUNT, 0, bytes);
+  stats_add(d->spec.coll + COLLC_COLL_COUNT, 0, d->src, bytes);
   return d->inative(d, d->ireq);
 }
 
@@ -191,6 +190,7 @@ int nb_dispatch(const dispatch_call *d0, const char *forced, long long native_by
   if (st->layout_done) call.spec.layout = st->layout;
   int rc = nb_decide(d, forced, st, &e);
   if (rc) return collc_raise(d->comm, rc);
+  e.src = d->src;
   if (!e.kind) return nb_native(d, native_bytes);
   if (d->ck && !call_prepare(&e, d->ck) && (slot = call_slot(&st->nbcalls, d->ck))) {
     entry_free(st, slot);
@@ -212,11 +212,12 @@ int nb_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *recvbuf
   if (!e || e->version != st->version || !dispatch_buffers_plain(e, sendbuf, recvbuf))
     return FAST_MISS;
   if (e->kind == CALL_NATIVE) {
-    stats_add(k->coll + COLLC_COLL_COUNT, 0, e->bytes);
+    stats_add(k->coll + COLLC_COLL_COUNT, 0, e->src, e->bytes);
     return FAST_NATIVE;
   }
   dispatch_call d; /* (what nb_serve reads, no more: zeroing all of it cost 15 ns a call) */
   d.spec.coll = k->coll, d.sendbuf = sendbuf, d.recvbuf = recvbuf, d.comm = comm, d.ireq = req;
+  d.src = e->src;
   *req = MPI_REQUEST_NULL;
   if ((*rc = nb_serve(&d, st, e, 1))) *rc = collc_raise(comm, *rc);
   return FAST_DONE;

@@ -305,6 +305,7 @@ int request_nb(const dispatch_call *d, collc_state *st, const call_entry *e, int
   r->kind = REQ_PLAN, r->excl = excl, r->algo = algo, r->bytes = bytes;
   r->rp.pl = pl;
   r->d.spec.coll = d->spec.coll; /* (only what a one-shot run reads: d may be partial) */
+  r->d.src = d->src;
   r->d.sendbuf = d->sendbuf, r->d.recvbuf = d->recvbuf, r->d.comm = d->comm;
   state_ref(r->st = st);
   r->tagi = (int)(st->nb_seq++ % NB_TAGS);
@@ -315,7 +316,7 @@ int request_nb(const dispatch_call *d, collc_state *st, const call_entry *e, int
   active_add(r);
   try_start(r); /* (first: the messages leave before the bookkeeping) */
   table_add(r);
-  stats_add(d->spec.coll + COLLC_COLL_COUNT, algo, bytes);
+  stats_add(d->spec.coll + COLLC_COLL_COUNT, algo, d->src, bytes);
   *d->ireq = r->handle;
   give();
   return MPI_SUCCESS;
@@ -333,7 +334,7 @@ int request_nb_done(const dispatch_call *d, int algo) {
   r->kind = REQ_EMPTY, r->algo = algo, r->state = REQ_DONE;
   r->d.comm = d->comm;
   table_add(r);
-  stats_add(d->spec.coll + COLLC_COLL_COUNT, algo, 0);
+  stats_add(d->spec.coll + COLLC_COLL_COUNT, algo, d->src, 0);
   *d->ireq = r->handle;
   give();
   return MPI_SUCCESS;
@@ -360,7 +361,7 @@ static int start(preq *r) {
     PMPI_Error_class(rc, &rc);
     return rc;
   }
-  stats_add(r->d.spec.coll, r->algo, r->bytes);
+  stats_add(r->d.spec.coll, r->algo, r->d.src, r->bytes);
   r->err = MPI_SUCCESS;
   r->state = done ? REQ_DONE : REQ_RUNNING;
   if (!done) active_add(r);

@@ -1,6 +1,7 @@
-/* stats.c - per-process counts of collective calls by algorithm
- * (COLLC_STATS=1), printed by world rank 0 at MPI_Finalize, and of wisdom
- * files (COLLC_WISDOM) this rank loaded, saved and ignored. */
+/* stats.c - per-process counts of collective calls by algorithm and where
+ * its decision came from (COLLC_STATS=1), printed by world rank 0 at
+ * MPI_Finalize, and of wisdom files (COLLC_WISDOM) this rank loaded, saved
+ * and ignored. */
 #include <stdio.h>
 #include "internal.h"
 #include "../plan/config.h"
@@ -9,13 +10,19 @@
 
 static struct {
   long long calls, bytes;
-} stats[2 * COLLC_COLL_COUNT][STATS_MAX_ALGOS]; /* blocking and persistent, then nonblocking */
+} stats[2 * COLLC_COLL_COUNT][STATS_MAX_ALGOS][SRC_COUNT]; /* blocking and persistent, then
+                                                              nonblocking */
 
-void stats_add(int coll, int algo, long long bytes) {
+/* The stats lines' names of the SRC_* sources. */
+static const char *const src_names[SRC_COUNT] = {"none", "tuning", "builtin", "simulator",
+                                                 "env", "info", "call", "guard"};
+
+void stats_add(int coll, int algo, int src, long long bytes) {
   if (!config_get()->stats) return; /* (counted only when they will be printed) */
   if (coll < 0 || coll >= 2 * COLLC_COLL_COUNT || algo < 0 || algo >= STATS_MAX_ALGOS) return;
-  __atomic_fetch_add(&stats[coll][algo].calls, 1, __ATOMIC_RELAXED);
-  __atomic_fetch_add(&stats[coll][algo].bytes, bytes, __ATOMIC_RELAXED);
+  if (src < 0 || src >= SRC_COUNT) src = SRC_NONE;
+  __atomic_fetch_add(&stats[coll][algo][src].calls, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&stats[coll][algo][src].bytes, bytes, __ATOMIC_RELAXED);
 }
 
 static long long wisdom[3]; /* loaded, saved, ignored */
@@ -30,11 +37,14 @@ void stats_print(void) {
   int any = 0;
   for (int c = 0; c < 2 * COLLC_COLL_COUNT; c++)
     for (int a = 0; a < algo_count && a < STATS_MAX_ALGOS; a++)
-      if (stats[c][a].calls && ++any)
-        fprintf(stderr, "collc-stats: %s%s %s calls=%lld bytes=%lld\n",
-                c >= COLLC_COLL_COUNT ? "i" : "", coll_name(c % COLLC_COLL_COUNT),
-                algo_registry[a]->name, stats[c][a].calls, stats[c][a].bytes);
+      for (int s = 0; s < SRC_COUNT; s++)
+        if (stats[c][a][s].calls && ++any)
+          fprintf(stderr, "collc-stats: %s%s %s calls=%lld bytes=%lld from=%s\n",
+                  c >= COLLC_COLL_COUNT ? "i" : "", coll_name(c % COLLC_COLL_COUNT),
+                  algo_registry[a]->name, stats[c][a][s].calls, stats[c][a][s].bytes,
+                  src_names[s]);
   if (!any) fprintf(stderr, "collc-stats: no collective served by collc\n");
+  rules_print();
   guard_print();
   if (wisdom[0] || wisdom[1] || wisdom[2])
     fprintf(stderr, "collc-wisdom: loaded=%lld saved=%lld ignored=%lld\n", wisdom[0], wisdom[1],

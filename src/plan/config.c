@@ -42,6 +42,9 @@ static void config_read(void) {
            !sp || !*sp ? "paper" : strlen(sp) < sizeof cfg.sim_params ? sp : "too-long");
   const char *w = getenv("COLLC_WISDOM");
   snprintf(cfg.wisdom, sizeof cfg.wisdom, "%s", w && strlen(w) < sizeof cfg.wisdom ? w : "");
+  const char *t = getenv("COLLC_TUNING"); /* (too long: a file that cannot be opened) */
+  snprintf(cfg.tuning, sizeof cfg.tuning, "%s",
+           !t ? "" : strlen(t) < sizeof cfg.tuning ? t : "/too-long");
   for (int c = 0; c < COLLC_COLL_COUNT; c++) {
     char *name = cfg.env_name[c];
     size_t n = (size_t)snprintf(name, sizeof cfg.env_name[c], "COLLC_");

@@ -9,6 +9,7 @@ typedef struct {
   int disable;                          /* COLLC_DISABLE=1: pure pass-through */
   int stats;                            /* COLLC_STATS=1: per-algorithm counts at finalize */
   char wisdom[1024];                    /* COLLC_WISDOM: directory of saved plans, "" = off */
+  char tuning[1024];                    /* COLLC_TUNING: the tuning file, "" = none */
   int shm;                              /* COLLC_SHM=0: no shared memory (default on) */
   int cma;                              /* COLLC_CMA=0: no single copy (default on) */
   int node_size;                        /* COLLC_NODE_SIZE=k: virtual nodes of k ranks; 0 = real

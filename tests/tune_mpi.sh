@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# tests/tune_mpi.sh LIBRARY BUILD NP LAUNCHER...: collc-tune end to end in
+# quick mode at NP ranks (LIBRARY "Open MPI" or "MPICH", the one BUILD is
+# for; LAUNCHER ends with its process-count flag):
+#  1. collc-tune --quick -C allreduce,reduce writes a valid file: format 1, this library,
+#     p = NP, rows for this p only that cover every measured size, a point
+#     per timed variant, the summary table;
+#  2. the library then uses its decisions: collc-bench's default selection at
+#     the measured sizes, with COLLC_TUNING set, must show (COLLC_STATS) for
+#     each size the algorithm of the file's row covering it, from=tuning,
+#     and nothing decided by the built-in rows. The truth is the file itself,
+#     read with jq, not collc's reader.
+set -u
+lib=$1 build=$2 np=$3
+shift 3
+launch=("$@")
+dir=$(mktemp -d /tmp/collc-tune-mpi.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+f=$dir/tuning.json
+fail() { echo "${out:-}" | tail -30; echo "tune_mpi: $*"; exit 1; }
+
+t0=$SECONDS
+out=$("${launch[@]}" "$np" "$build/bin/collc-tune" --quick -C allreduce,reduce -o "$f" 2>&1) ||
+  fail "collc-tune failed"
+echo "tune_mpi: collc-tune --quick at p=$np: $((SECONDS - t0)) s"
+grep -q '^# collc-tune, p='"$np"'.*written to' <<<"$out" || fail "no summary line"
+grep -Eq '^  allreduce +1000 ' <<<"$out" || fail "no summary table"
+grep -Eq '^collc-tune: \[[0-9]+/6\] .*about [0-9]+ s left$' <<<"$out" || fail "no progress lines"
+jq -e --arg lib "$lib" --argjson p "$np" '
+  .format == "collc-tuning" and .version == 1 and .mpi.library == $lib and .p == $p and
+  (.machine.nodes >= 1) and (.machine.ranks_per_node >= 1) and (.machine.hwloc | length > 0) and
+  (.points | length >= 6) and (.rules | length >= 2) and
+  all(.rules[]; .pmin == $p and .pmax == $p and .lib == $lib and .bmin <= .bmax)' "$f" \
+  >/dev/null || fail "not a valid tuning file: $(head -c 600 "$f")"
+
+# The file's algorithm (registry name) for collective $1 at $2 bytes.
+algo_at() {
+  jq -r --arg c "$1" --argjson b "$2" \
+    '[.rules[] | select(.coll == $c and .bmin <= $b and $b <= .bmax)][0].algo // "NONE"' "$f" |
+    sed 's/:.*//'
+}
+for coll in allreduce reduce; do
+  # the measured sizes (quick: 1 B, 1000 B, 100000 B as doubles)
+  counts=$(jq -r --arg c "$coll" '[.points[] | select(.coll == $c) | .count] | unique | join(",")' "$f")
+  out=$(env COLLC_STATS=1 COLLC_TUNING="$f" "${launch[@]}" "$np" "$build/bin/collc-bench" \
+    -C "$coll" -c "$counts" -a default -w 1 -r 3 2>&1) || fail "collc-bench $coll failed"
+  for c in ${counts//,/ }; do
+    a=$(algo_at "$coll" $((c * 8)))
+    [[ $a != NONE ]] || fail "no row covers $coll at $((c * 8)) B"
+    grep -Eq "^collc-stats: $coll $a calls=[0-9]+ bytes=[0-9]+ from=tuning$" <<<"$out" ||
+      fail "$coll at $((c * 8)) B: the file says $a, stats do not"
+    echo "tune_mpi: $coll $((c * 8)) B: $a (from=tuning)"
+  done
+  ! grep -Eq "^collc-stats: $coll .*from=(builtin|none)$" <<<"$out" ||
+    fail "$coll: a decision not from the file"
+done
+echo "tune_mpi: the library decides as the file says"

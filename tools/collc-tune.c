@@ -1,0 +1,561 @@
+/* collc-tune - tune the default rule on the machine and communicator it
+ * runs on, and write a tuning file (README, "Tuning files") that
+ * COLLC_TUNING then reads.
+ *
+ *   mpirun -np P collc-tune [-o FILE] [-C COLLS] [-m MAXBYTES] [--budget SECONDS] [--quick]
+ *
+ *   -o FILE     the tuning file (default collc-tuning.json)
+ *   -C COLLS    comma separated collectives (default all six)
+ *   -m BYTES    largest size class, per vector or block (default 16 MiB)
+ *   --budget S  seconds for the whole run, roughly (default 600; --quick 20)
+ *   --quick     three size classes (1 B, 1 KB, 100 KB), the two most promising
+ *               candidates per size, 3 to 10 repetitions
+ *
+ * For each collective and size class (half decades from 1 B), the
+ * candidates are collc-bench's variants of the collective (registry
+ * algorithms with factor lists for p, torus dims d = 2..4 and components,
+ * tree fan-ins, hier and shm variants) that fit the communicator. The cost
+ * simulator, calibrated first on this communicator (collc-bench
+ * --calibrate's measurement), predicts each; the few fastest predicted are
+ * checked bitwise against native and timed next to it, in two modes
+ * interleaved per repetition: back to back (as OSU and most applications
+ * call) and barrier-separated (the seed papers' method); a sample is the
+ * slowest rank's time. Repetitions go on until every mean's 95% confidence
+ * interval is within 2.5% of it (resolving the 5% below) or the size
+ * class's share of the budget is spent. The candidate with the best median
+ * speedup in its slower mode replaces native only where it is at least 5%
+ * faster in both modes, significantly (Mann-Whitney: native's samples
+ * against 1.05 x the candidate's, one-sided 95%; robust to the outliers of
+ * a shared machine).
+ * Adjacent size classes with one decision become one rule row, bounds at
+ * the geometric midpoints between measured sizes (the last row ends a
+ * quarter decade above the largest measured size, the first starts at 0),
+ * for this p only. Every decision is a row, native ones too: they come
+ * before the built-in rows. Progress lines (stderr) estimate the time
+ * left; a summary table ends the run (stdout). Exit status 0, 2 (bad
+ * arguments, no file written), 3 (a WRONG variant result: never used). */
+#include <hwloc.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "collc.h"
+#include "algo/algo.h"
+#include "check/simulate.h"
+#include "mpi/internal.h"
+#include "plan/tuning.h"
+#include "bench_colls.h"
+#include "bench_time.h"
+#include "bench_calibrate.h"
+
+#define MAXCAND 48 /* candidates of a collective */
+#define MAXKEEP 3  /* timed per size class besides native */
+#define MAXCLS 24  /* size classes */
+#define MODES 2    /* 0: back to back, 1: barrier-separated */
+#define B2B_CALLS 4 /* calls per back-to-back sample */
+
+static const char *const mode_names[MODES] = {"b2b", "barrier"};
+
+/* What a candidate list adds to collc-bench's variants of a collective:
+ * more radices and fan-ins, torus dims and components (a table: the
+ * ;-separated texts; those that do not fit p are dropped). */
+static const char *const extra[COLLC_COLL_COUNT] = {
+    [COLLC_COLL_ALLTOALL] = "pairwise;linear;bruck:2;bruck:3;bruck:4;torus:d=2:native;"
+                            "torus:d=2:linear;torus:d=3:native;torus:d=3:linear;"
+                            "torus:d=4:native;torus:d=4:linear;hier;shm",
+    [COLLC_COLL_ALLREDUCE] = "tree:3;tree:4;recexch:flat",
+    [COLLC_COLL_REDUCE_SCATTER_BLOCK] = "recexch:flat",
+    [COLLC_COLL_ALLGATHER] = "recexch:flat",
+    [COLLC_COLL_REDUCE] = "tree:3;tree:4;hier:net=tree:3",
+    [COLLC_COLL_BCAST] = "tree:3;tree:4;hier:net=tree:3",
+};
+
+typedef struct {
+  const bench_coll *colls[COLLC_COLL_COUNT];
+  int ncolls, quick, keep, min_reps, max_reps;
+  long long maxbytes;
+  double budget;
+  const char *out;
+} options;
+
+#define MAXREPS 200 /* samples per variant and mode */
+
+typedef struct {
+  double x[MAXREPS]; /* seconds per call, the slowest rank's */
+  int n;
+} acc;
+
+/* a's mean and sample variance (INFINITY with fewer than 2 samples). */
+static double acc_mean(const acc *a) {
+  double s = 0;
+  for (int i = 0; i < a->n; i++) s += a->x[i];
+  return a->n ? s / a->n : 0;
+}
+static double acc_var(const acc *a) {
+  double m = acc_mean(a), s = 0;
+  for (int i = 0; i < a->n; i++) s += (a->x[i] - m) * (a->x[i] - m);
+  return a->n > 1 ? s / (a->n - 1) : INFINITY;
+}
+/* Half-width of a's 95% confidence interval of the mean. */
+static double acc_ci(const acc *a) { return a->n > 1 ? 1.96 * sqrt(acc_var(a) / a->n) : INFINITY; }
+
+/* a's median (0 if empty). */
+static double acc_median(const acc *a) {
+  double y[MAXREPS];
+  if (!a->n) return 0;
+  memcpy(y, a->x, (size_t)a->n * sizeof y[0]);
+  qsort(y, (size_t)a->n, sizeof y[0], bt_cmp_double);
+  return a->n % 2 ? y[a->n / 2] : (y[a->n / 2 - 1] + y[a->n / 2]) / 2;
+}
+
+typedef struct {
+  long count;
+  long long bytes;
+  int nv;                           /* [0] native, then the kept candidates */
+  char text[MAXKEEP + 1][TUNE_TEXT_MAX];
+  double pred_us[MAXKEEP + 1];      /* the simulator's (native: its model's) */
+  int status[MAXKEEP + 1];          /* V_* */
+  acc m[MAXKEEP + 1][MODES];        /* seconds per call */
+  int pick;                         /* the decision: 0 native, else a candidate */
+  int best;                         /* the fastest candidate (both modes), 0 if none */
+} point;
+
+typedef struct {
+  const bench_coll *c;
+  char cand[MAXCAND][TUNE_TEXT_MAX];
+  int ncand;
+  point pt[MAXCLS];
+  int npt;
+} coll_run;
+
+/* Print usage (rank 0). */
+static void usage(void) {
+  fprintf(stderr, "usage: mpirun -np P collc-tune [-o FILE] [-C COLLS] [-m MAXBYTES] "
+                  "[--budget SECONDS] [--quick]\n");
+}
+
+/* Parse argv into o; 0, or -1 (bad arguments). */
+static int parse_options(int argc, char **argv, options *o) {
+  *o = (options){.maxbytes = 16 << 20, .budget = -1, .out = "collc-tuning.json"};
+  const char *colls = "alltoall,allreduce,reduce_scatter_block,allgather,reduce,bcast";
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    char *end = NULL;
+    if (!strcmp(a, "--quick")) o->quick = 1;
+    else if (!strcmp(a, "-o") && v) o->out = argv[++i];
+    else if (!strcmp(a, "-C") && v) colls = argv[++i];
+    else if (!strcmp(a, "-m") && v) o->maxbytes = strtoll(argv[++i], &end, 10);
+    else if (!strcmp(a, "--budget") && v) o->budget = strtod(argv[++i], &end);
+    else return -1;
+    if (end && (*end || end == argv[i])) return -1;
+  }
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", colls);
+  for (char *s = NULL, *t = strtok_r(buf, ",", &s); t; t = strtok_r(NULL, ",", &s))
+    if (o->ncolls == COLLC_COLL_COUNT || !(o->colls[o->ncolls++] = bc_find(t))) return -1;
+  if (o->budget < 0) o->budget = o->quick ? 20 : 600;
+  o->keep = o->quick ? 2 : MAXKEEP;
+  o->min_reps = o->quick ? 3 : 10, o->max_reps = o->quick ? 10 : MAXREPS;
+  return o->ncolls && o->maxbytes >= 1 && o->budget > 0 ? 0 : -1;
+}
+
+/* The spec of collective c at count on communicator comm of p ranks
+ * (rank 0's; its node layout is known on every rank after its first use,
+ * which is collective). */
+static collc_spec spec_of(const bench_coll *c, int p, MPI_Comm comm, long count,
+                          int commutative) {
+  return (collc_spec){.coll = c->coll, .p = p, .rank = 0, .count = count,
+                      .unit_bytes = bc_size(c), .root = 0, .commutative = commutative,
+                      .layout = node_layout(comm)};
+}
+
+/* Whether text fits s; its canonical form into canon. */
+static int fits(const collc_spec *s, const char *text, char *canon, size_t len) {
+  collc_choice ch;
+  char why[200];
+  if (choice_parse(s->coll, text, &ch, why, sizeof why) || choice_resolve(s, &ch, why, sizeof why))
+    return 0;
+  choice_format(&ch, canon, len);
+  return 1;
+}
+
+/* R's candidates for b's communicator: collc-bench's variants and the
+ * extras, those that fit, each algorithm once. */
+static void candidates(coll_run *R, const bench *b) {
+  char list[4096] = "", canon[MAXCAND][TUNE_TEXT_MAX], cn[TUNE_TEXT_MAX];
+  if (R->c->variants) R->c->variants(b->p, list, sizeof list);
+  size_t at = strlen(list);
+  snprintf(list + at, sizeof list - at, ";%s", extra[R->c->coll]);
+  collc_spec s = spec_of(b->c, b->p, b->comm, 1, 1);
+  for (char *sv = NULL, *t = strtok_r(list, ";", &sv); t; t = strtok_r(NULL, ";", &sv)) {
+    int dup = !strcmp(t, "native") || !strcmp(t, "default") || !fits(&s, t, cn, sizeof cn);
+    for (int i = 0; i < R->ncand && !dup; i++) dup = !strcmp(canon[i], cn);
+    if (dup || R->ncand == MAXCAND || strlen(t) >= TUNE_TEXT_MAX) continue;
+    snprintf(canon[R->ncand], TUNE_TEXT_MAX, "%s", cn);
+    snprintf(R->cand[R->ncand++], TUNE_TEXT_MAX, "%s", t);
+  }
+}
+
+#define BUF_MAX (256LL << 20) /* bytes of a p-block buffer (all-to-all, ...) */
+
+/* The size classes of R up to maxbytes (half decades from 1 B, then
+ * maxbytes itself; --quick three), for p ranks (a collective with p-block
+ * buffers stops at BUF_MAX / p per block): element counts, each once. */
+static void size_classes(coll_run *R, const options *o, int p) {
+  static const long long quick[] = {1, 1000, 100000};
+  long long max = R->c->send_p || R->c->recv_p ? fmin(o->maxbytes, BUF_MAX / p) : o->maxbytes;
+  long esz = bc_size(R->c), last = 0;
+  for (int k = 0; R->npt < MAXCLS; k++) {
+    long long b = o->quick ? (k < 3 ? quick[k] : LLONG_MAX) : llround(pow(10, k / 2.0));
+    if (b > max) b = k && !o->quick && last * esz < max ? max : 0;
+    if (b < 1) break;
+    long count = b / esz > 1 ? (long)(b / esz) : 1;
+    if (count != last) R->pt[R->npt++] = (point){.count = count, .bytes = (long long)count * esz};
+    last = count;
+    if (b == max) break;
+  }
+}
+
+/* Rank 0: the simulator's time of text for s under M (INFINITY if none). */
+static double predict(const collc_spec *s, const char *text, const sim_params *M) {
+  collc_choice ch;
+  sim_report rep = {0};
+  char why[200];
+  if (choice_parse(s->coll, text, &ch, why, sizeof why) || choice_resolve(s, &ch, why, sizeof why))
+    return INFINITY;
+  return sim_choice(s, &ch, M, &rep) ? rep.time : INFINITY;
+}
+
+/* Choose point P's variants: native, and the keep candidates of R the
+ * simulator (rank 0, parameters M) predicts fastest; broadcast. */
+static void prune(const coll_run *R, point *P, bench *b, const sim_params *M, int keep) {
+  int pick[MAXKEEP];
+  double pred[MAXKEEP + 1] = {0}, t[MAXCAND];
+  for (int k = 0; k < MAXKEEP; k++) pick[k] = -1;
+  if (b->rank == 0) {
+    collc_spec s = spec_of(b->c, b->p, b->comm, P->count, 1);
+    char model[256];
+    pred[0] = predict(&s, sim_native_model(&s, model, sizeof model), M);
+    for (int i = 0; i < R->ncand; i++) t[i] = predict(&s, R->cand[i], M);
+    for (int k = 0; k < keep; k++) { /* the k-th fastest predicted */
+      int m = -1;
+      for (int i = 0; i < R->ncand; i++)
+        if (isfinite(t[i]) && (m < 0 || t[i] < t[m])) m = i;
+      if (m < 0) break;
+      pick[k] = m, pred[k + 1] = t[m], t[m] = INFINITY;
+    }
+  }
+  PMPI_Bcast(pick, MAXKEEP, MPI_INT, 0, b->comm);
+  PMPI_Bcast(pred, MAXKEEP + 1, MPI_DOUBLE, 0, b->comm);
+  P->nv = 1;
+  snprintf(P->text[0], TUNE_TEXT_MAX, "native");
+  P->pred_us[0] = pred[0] * 1e6;
+  for (int k = 0; k < keep; k++)
+    if (pick[k] >= 0) {
+      P->pred_us[P->nv] = pred[k + 1] * 1e6;
+      memcpy(P->text[P->nv++], R->cand[pick[k]], TUNE_TEXT_MAX); /* (both NUL-terminated) */
+    }
+}
+
+/* The kind of point P's variant v (bench_colls.h). */
+static int kind_of(int v) { return v ? RUN_ALGO : RUN_NATIVE; }
+
+/* Whether every OK variant of P has both modes' means known to 2.5%. */
+static int tight(const point *P) {
+  for (int v = 0; v < P->nv; v++)
+    for (int m = 0; m < MODES && P->status[v] == V_OK; m++)
+      if (acc_ci(&P->m[v][m]) > 0.025 * acc_mean(&P->m[v][m])) return 0;
+  return 1;
+}
+
+/* Repetition r of P's OK variants (order rotated by r), each in both
+ * modes: the slowest rank's times added to P->m (a variant failing on
+ * any rank becomes V_WRONG). Returns whether rank 0 is past deadline (its
+ * clock; the answer the same on every rank). Collective. */
+static int repetition(point *P, bench *b, int r, double deadline) {
+  double t[MODES * (MAXKEEP + 1) + 1] = {0}, mx[MODES * (MAXKEEP + 1) + 1];
+  int n = MODES * P->nv;
+  for (int j = 0; j < P->nv; j++) {
+    int v = (r + j) % P->nv, rc;
+    if (P->status[v] != V_OK) continue;
+    rc = bt_b2b(b, kind_of(v), P->text[v], P->count, B2B_CALLS, &t[MODES * v]);
+    rc |= bt_barrier_once(b, kind_of(v), P->text[v], P->count, &t[MODES * v + 1]);
+    if (rc) t[MODES * v] = INFINITY; /* (the max over ranks: failed on some rank) */
+  }
+  t[n] = b->rank == 0 && MPI_Wtime() > deadline; /* (rank 0's clock: others' may be offset) */
+  PMPI_Allreduce(t, mx, n + 1, MPI_DOUBLE, MPI_MAX, b->comm);
+  for (int v = 0; v < P->nv; v++) {
+    if (P->status[v] == V_OK && isinf(mx[MODES * v])) P->status[v] = V_WRONG;
+    for (int m = 0; m < MODES && P->status[v] == V_OK; m++) {
+      acc *a = &P->m[v][m];
+      if (a->n < MAXREPS) a->x[a->n++] = mx[MODES * v + m];
+    }
+  }
+  return mx[n] > 0;
+}
+
+/* Check and time P's variants until their means are tight, the
+ * repetitions run out or deadline passes (after the minimum). Collective. */
+static void measure(point *P, bench *b, const options *o, double deadline) {
+  bc_fill(b, P->count);
+  bc_prepare(b, P->count, b->ref);
+  b->c->run(RUN_NATIVE, NULL, b, (int)P->count, b->ref);
+  for (int v = 0; v < P->nv; v++) P->status[v] = bt_check(b, kind_of(v), P->text[v], P->count);
+  bc_prepare(b, P->count, b->recv); /* bcast: the root's input for the timed calls */
+  for (int v = 0; v < P->nv; v++) /* warm-up: the plan compiled, caches touched */
+    for (int i = 0; i < 2 && P->status[v] == V_OK; i++)
+      b->c->run(kind_of(v), P->text[v], b, (int)P->count, b->recv);
+  for (int r = 0; r < o->max_reps; r++) {
+    int late = repetition(P, b, r, deadline);
+    if (r + 1 >= o->min_reps && (late || tight(P))) break;
+  }
+}
+
+/* Native's median over candidate v's in mode m. */
+static double ratio(const point *P, int v, int m) {
+  double c = acc_median(&P->m[v][m]);
+  return c > 0 ? acc_median(&P->m[0][m]) / c : 0;
+}
+
+/* Whether P's candidate v is at least 5% faster than native in mode m,
+ * with one-sided 95% significance: the Mann-Whitney test of native's
+ * samples against 1.05 x the candidate's (robust to this machine's
+ * outliers; z > 1.645 in the normal approximation). */
+static int faster(const point *P, int v, int m) {
+  const acc *n = &P->m[0][m], *c = &P->m[v][m];
+  double u = 0, n1 = n->n, n2 = c->n;
+  if (n1 < 2 || n2 < 2) return 0;
+  for (int i = 0; i < n->n; i++)
+    for (int j = 0; j < c->n; j++)
+      u += n->x[i] > 1.05 * c->x[j] ? 1 : n->x[i] == 1.05 * c->x[j] ? 0.5 : 0;
+  return (u - n1 * n2 / 2) / sqrt(n1 * n2 * (n1 + n2 + 1) / 12) > 1.645;
+}
+
+/* P's decision: the candidate fastest in its slower mode (P->best), taken
+ * (P->pick) only if it is significantly >= 5% faster in both modes. */
+static void decide(point *P) {
+  double best = 0;
+  P->pick = P->best = 0;
+  if (P->status[0] != V_OK) return; /* (no baseline: native stays) */
+  for (int v = 1; v < P->nv; v++) {
+    double r = fmin(ratio(P, v, 0), ratio(P, v, 1));
+    if (P->status[v] != V_OK || r <= best) continue;
+    best = r, P->best = v;
+  }
+  if (P->best && faster(P, P->best, 0) && faster(P, P->best, 1)) P->pick = P->best;
+}
+
+/* Rank 0: the progress line of point P of collective c (done of total
+ * classes, t0: the run's start; the time left estimated from the pace so
+ * far, at most the budget left). */
+static void progress(const point *P, const char *c, int done, int total, double t0,
+                     double end) {
+  double now = MPI_Wtime(), left = fmin((now - t0) / done * (total - done), fmax(0, end - now));
+  fprintf(stderr, "collc-tune: [%d/%d] %s %lld B: native %.2f us", done, total, c, P->bytes,
+          acc_median(&P->m[0][1]) * 1e6);
+  if (P->best)
+    fprintf(stderr, "; %s %.2f us (%.2fx b2b, %.2fx barrier, %d reps)", P->text[P->best],
+            acc_median(&P->m[P->best][1]) * 1e6, ratio(P, P->best, 0), ratio(P, P->best, 1),
+            P->m[P->best][1].n);
+  fprintf(stderr, " -> %s; about %.0f s left\n", P->text[P->pick], left);
+}
+
+/* Measure collective R on a communicator of its own: candidates, then
+ * per size class prune, measure, decide. done counts the classes measured
+ * of total; returns the WRONG variants met. Collective. */
+static int tune_coll(coll_run *R, const options *o, const sim_params *M, int *done, int total,
+                     double t0, double end) {
+  bench b;
+  int wrong = 0;
+  if (!R->npt || bt_open(&b, R->c, R->pt[R->npt - 1].count, 1, 1)) { /* (none measured) */
+    if (R->npt && b.rank == 0) fprintf(stderr, "collc-tune: %s: out of memory\n", R->c->name);
+    if (R->npt) bt_close(&b);
+    *done += R->npt;
+    return 0;
+  }
+  candidates(R, &b);
+  for (int i = 0; i < R->npt; i++) {
+    point *P = &R->pt[i];
+    double now = MPI_Wtime(), deadline = now + fmax(0, end - now) / (total - *done);
+    PMPI_Bcast(&deadline, 1, MPI_DOUBLE, 0, b.comm); /* (rank 0's clock decides) */
+    prune(R, P, &b, M, o->keep);
+    measure(P, &b, o, deadline);
+    decide(P);
+    for (int v = 0; v < P->nv; v++) wrong += P->status[v] == V_WRONG;
+    if (b.rank == 0) progress(P, R->c->name, ++*done, total, t0, end);
+    else ++*done;
+  }
+  bt_close(&b);
+  return wrong;
+}
+
+/* Row R's text for a non-commutative operation: its algorithm where that
+ * takes one (collective c on MPI_COMM_WORLD, p ranks), else native. */
+static void noncomm_of(tune_row *R, const bench_coll *c, int p, long count) {
+  collc_spec s = spec_of(c, p, MPI_COMM_WORLD, count, 0);
+  char canon[TUNE_TEXT_MAX];
+  if (!coll_reduces(R->coll) || !strcmp(R->algo, "native")) return;
+  snprintf(R->noncomm, sizeof R->noncomm, "%s", fits(&s, R->algo, canon, sizeof canon) ? R->algo
+                                                                                       : "native");
+}
+
+/* Append C's decisions as rows (library lib, this p only) to rows[*n]:
+ * adjacent classes with one decision merged, bounds at the geometric
+ * midpoints; ratio: the smallest of the measured ones (both modes). */
+static void rows_of(const coll_run *C, int p, int lib, tune_row *rows, int *n) {
+  for (int i = 0; i < C->npt && *n < TUNE_MAX_ROWS; i++) {
+    const point *P = &C->pt[i];
+    if (!P->nv) continue; /* (not measured: no row) */
+    const char *a = P->text[P->pick];
+    double r = P->pick ? fmin(ratio(P, P->pick, 0), ratio(P, P->pick, 1)) : 1.0;
+    long long lo = i ? (long long)sqrt((double)C->pt[i - 1].bytes * (double)P->bytes) + 1 : 0;
+    long long hi = i + 1 < C->npt ? (long long)sqrt((double)P->bytes * (double)C->pt[i + 1].bytes)
+                                  : (long long)(P->bytes * pow(10, 0.25));
+    tune_row *R = *n ? &rows[*n - 1] : NULL; /* (merged into the previous row?) */
+    if (R && R->coll == C->c->coll && !strcmp(R->algo, a) && R->bmax + 1 == lo) {
+      R->bmax = hi, R->ratio = fmin(R->ratio, r);
+      continue;
+    }
+    R = &rows[(*n)++];
+    *R = (tune_row){.lib = lib, .coll = C->c->coll, .pmin = p, .pmax = p, .bmin = lo,
+                    .bmax = hi, .ratio = r};
+    snprintf(R->algo, sizeof R->algo, "%s", a);
+    noncomm_of(R, C->c, p, P->count);
+  }
+}
+
+/* A JSON number for x, null if it is not finite. */
+static json_t *num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+
+/* The measured points of C as JSON objects appended to a. */
+static void points_json(const coll_run *C, json_t *a) {
+  for (int i = 0; i < C->npt; i++)
+    for (int v = 0; v < C->pt[i].nv; v++) {
+      const point *P = &C->pt[i];
+      json_t *o = json_pack("{s:s,s:I,s:I,s:s,s:o,s:s}", "coll", C->c->name, "bytes",
+                            (json_int_t)P->bytes, "count", (json_int_t)P->count, "algo",
+                            P->text[v], "predicted_us", num(P->pred_us[v]), "status",
+                            P->status[v] == V_OK ? "ok" : P->status[v] == V_WRONG ? "wrong"
+                                                                                 : "unfit");
+      for (int m = 0; m < MODES && o; m++) {
+        char k[32];
+        snprintf(k, sizeof k, "%s_us", mode_names[m]);
+        json_object_set_new(o, k, num(acc_median(&P->m[v][m]) * 1e6));
+        snprintf(k, sizeof k, "%s_mean_us", mode_names[m]);
+        json_object_set_new(o, k, num(acc_mean(&P->m[v][m]) * 1e6));
+        snprintf(k, sizeof k, "%s_ci_us", mode_names[m]);
+        json_object_set_new(o, k, num(acc_ci(&P->m[v][m]) * 1e6));
+      }
+      if (o) json_object_set_new(o, "reps", json_integer(P->m[v][1].n));
+      json_array_append_new(a, o);
+    }
+}
+
+/* hwloc's summary of this node into buf. */
+static void hwloc_summary(char *buf, size_t len) {
+  hwloc_topology_t t;
+  snprintf(buf, len, "unknown");
+  if (hwloc_topology_init(&t)) return;
+  if (!hwloc_topology_load(t))
+    snprintf(buf, len, "%d packages, %d NUMA nodes, %d cores, %d PUs",
+             hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE),
+             hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE),
+             hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE), hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU));
+  hwloc_topology_destroy(t);
+}
+
+/* The machine object: hwloc's summary (rank 0's node), the number of
+ * nodes and the most ranks on one (collective over MPI_COMM_WORLD). */
+static json_t *machine_json(void) {
+  MPI_Comm node;
+  int lrank = 0, lsize = 1, first, nodes = 1, most = 1;
+  char hw[200];
+  if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == 0) {
+    PMPI_Comm_rank(node, &lrank), PMPI_Comm_size(node, &lsize);
+    PMPI_Comm_free(&node);
+  }
+  first = lrank == 0;
+  node_layout(MPI_COMM_WORLD); /* (collective on first use: rank 0's rows need it) */
+  PMPI_Allreduce(&first, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  PMPI_Allreduce(&lsize, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  hwloc_summary(hw, sizeof hw);
+  return json_pack("{s:s,s:i,s:i}", "hwloc", hw, "nodes", nodes, "ranks_per_node", most);
+}
+
+/* Rank 0: write the tuning file of runs C[n] (machine, calibration text
+ * cal, every point, the rows); 0 or -1. */
+static int write_file(const options *o, const coll_run *C, int n, int p, json_t *mach,
+                      const char *cal) {
+  static tune_row rows[TUNE_MAX_ROWS];
+  char lib[256];
+  int nrows = 0;
+  bt_library_name(lib, sizeof lib);
+  int id = tune_lib_of(lib);
+  json_t *doc = tune_doc_new(id, lib, p), *pts = json_array();
+  for (int i = 0; i < n; i++) rows_of(&C[i], p, id, rows, &nrows), points_json(&C[i], pts);
+  json_object_set_new(doc, "machine", mach);
+  json_object_set_new(doc, "calibration", json_string(cal));
+  json_object_set_new(doc, "method", json_pack("{s:b,s:f,s:i,s:i}", "quick", o->quick,
+                                               "budget_s", o->budget, "min_reps", o->min_reps,
+                                               "max_reps", o->max_reps));
+  json_object_set_new(doc, "points", pts);
+  json_object_set_new(doc, "rules", tune_rows_json(rows, nrows));
+  int rc = id > 0 && !json_dump_file(doc, o->out, JSON_INDENT(1)) ? 0 : -1;
+  json_decref(doc);
+  return rc;
+}
+
+/* Rank 0: the summary table of runs C[n] (stdout). */
+static void summary(const coll_run *C, int n, int p, double secs, const char *out, int ok) {
+  char lib[256];
+  bt_library_name(lib, sizeof lib);
+  printf("# collc-tune, p=%d, %s, %.1f s; %s %s\n", p, lib, secs, ok ? "written to" : "NOT written:",
+         out);
+  printf("# %-20s %9s %11s  %-24s %7s %7s  %s\n", "collective", "bytes", "native(us)",
+         "best candidate", "b2b", "barrier", "decision");
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < C[i].npt; k++) {
+      const point *P = &C[i].pt[k];
+      printf("  %-20s %9lld %11.2f  %-24s %6.2fx %6.2fx  %s\n", C[i].c->name, P->bytes,
+             acc_median(&P->m[0][1]) * 1e6, P->best ? P->text[P->best] : "-",
+             P->best ? ratio(P, P->best, 0) : 0, P->best ? ratio(P, P->best, 1) : 0,
+             P->text[P->pick]);
+    }
+  fflush(stdout);
+}
+
+int main(int argc, char **argv) {
+  static options o;
+  static coll_run runs[COLLC_COLL_COUNT];
+  char cal[400] = "", desc[200], why[200];
+  sim_params M;
+  int rank, p, total = 0, done = 0, wrong = 0;
+  MPI_Init(&argc, &argv);
+  bt_tool = "collc-tune";
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &p);
+  if (parse_options(argc, argv, &o)) {
+    if (rank == 0) usage();
+    MPI_Finalize();
+    return 2;
+  }
+  double t0 = MPI_Wtime(), end = t0 + o.budget;
+  PMPI_Bcast(&end, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (cal_measure(MPI_COMM_WORLD, cal, sizeof cal, desc, sizeof desc) ||
+      sim_params_parse(cal, &M, why, sizeof why))
+    sim_params_parse("local", &M, why, sizeof why), snprintf(cal, sizeof cal, "local");
+  if (rank == 0) fprintf(stderr, "collc-tune: p=%d (%s), simulator calibrated: %s\n", p, desc, cal);
+  for (int i = 0; i < o.ncolls; i++) {
+    runs[i].c = o.colls[i];
+    size_classes(&runs[i], &o, p);
+    total += runs[i].npt;
+  }
+  for (int i = 0; i < o.ncolls; i++) wrong += tune_coll(&runs[i], &o, &M, &done, total, t0, end);
+  json_t *mach = machine_json();
+  int ok = rank != 0 || write_file(&o, runs, o.ncolls, p, mach, cal) == 0;
+  if (rank == 0) summary(runs, o.ncolls, p, MPI_Wtime() - t0, o.out, ok);
+  else json_decref(mach);
+  MPI_Finalize();
+  return wrong ? 3 : ok ? 0 : 2;
+}
