@@ -97,7 +97,7 @@ static void nonblocking(tl_ctx *ctx, MPI_Comm comm) {
       MPI_Wait(&b[k], MPI_STATUS_IGNORE);
       check(ctx, n[k], "nonblocking");
     }
-    MPI_Waitall(3, a, MPI_STATUSES_IGNORE);
+    for (int k = 0; k < 3; k++) MPI_Wait(&a[k], MPI_STATUS_IGNORE);
     for (int k = 0; k < 3; k++)
       if (out[k] != ctx->size * (ctx->size - 1) / 2 + k * ctx->size)
         tl_fail(ctx, "nonblocking: allreduce %d gave %d", k, out[k]);
