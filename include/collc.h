@@ -81,6 +81,8 @@ int collc_reduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf,
 int collc_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int collc_bcast_algo(const char *algorithm, void *buffer, int count, MPI_Datatype datatype,
                      int root, MPI_Comm comm);
+int collc_barrier(MPI_Comm comm);
+int collc_barrier_algo(const char *algorithm, MPI_Comm comm);
 
 /* Nonblocking forms (MPI_I<coll> with an explicit algorithm, same syntax):
  * *request is a real MPI request, completed by MPI's completion calls as
@@ -106,6 +108,7 @@ int collc_ireduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf
                        MPI_Request *request);
 int collc_ibcast_algo(const char *algorithm, void *buffer, int count, MPI_Datatype datatype,
                       int root, MPI_Comm comm, MPI_Request *request);
+int collc_ibarrier_algo(const char *algorithm, MPI_Comm comm, MPI_Request *request);
 
 /* MPI-4 persistent collectives. collc defines these (and, on Open MPI 4.1,
  * the MPIX_ names of its pcollreq extension too): init compiles and binds
@@ -130,6 +133,7 @@ int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       MPI_Request *request);
 int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                    MPI_Info info, MPI_Request *request);
+int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);
 #endif
 
 #ifdef __cplusplus

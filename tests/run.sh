@@ -117,6 +117,24 @@ run_case "openmpi/kernels with the AVX op component np=2" 120 mpirun.openmpi --o
   -np 2 "$OMPI/tests/mpi_kernels"
 run_case "openmpi/kernels self-test must fail np=2" 60 bash -c '! "$@"' _ \
   env COLLC_TEST_BREAK=7 "${OMPIRUN[@]}" 2 "$OMPI/tests/mpi_kernels"
+# Barrier (tests/mpi/barrier.c: every exit after every entry, by a shared window):
+# every algorithm forced for p = 1..8 (hier on virtual nodes of 2 and 3), its
+# stats line, and a broken barrier (one rank leaves at once) that must fail.
+for np in 1 2 3 4 5 6 7 8; do
+  for spec in "native" "dissem" "dissem:3" "dissem:$((np > 1 ? np : 2))" "flags" "flags:2" "shm:dissem" \
+    "hier 2" "hier:net=dissem:3 3"; do
+    read -r algo k <<<"$spec"
+    run_case "openmpi/barrier $algo np=$np${k:+ node=$k}" 120 expect_stats \
+      "^collc-stats: barrier ${algo%%:*} calls=90 bytes=0" env COLLC_STATS=1 COLLC_BARRIER=$algo \
+      ${k:+COLLC_NODE_SIZE=$k} "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_barrier"
+  done
+done
+for spec in "dissem 0" "hier 2" "flags 0"; do
+  read -r algo k <<<"$spec"
+  run_case "openmpi/barrier $algo broken must fail np=4" 60 bash -c '! "$@"' _ env \
+    COLLC_BARRIER=$algo COLLC_NODE_SIZE=$k COLLC_TEST_BARRIER_EARLY=3 "${OMPIRUN[@]}" 4 \
+    "$OMPI/tests/mpi_barrier"
+done
 for np in 1 2 3 4 5 6 7 8 9; do
   run_case "openmpi/reductions np=$np" 180 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_reductions"
 done
@@ -348,6 +366,16 @@ for spec in "2 2" "5 3" "4 4"; do
   run_case "mpich/hier reductions quick np=$np node=$k" 240 env COLLC_TEST_QUICK=1 \
     COLLC_TEST_HIER=1 COLLC_NODE_SIZE=$k "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_reductions"
 done
+for np in 1 2 3 4; do
+  for spec in "dissem" "flags" "hier 2"; do
+    read -r algo k <<<"$spec"
+    run_case "mpich/barrier $algo np=$np${k:+ node=$k}" 240 expect_stats \
+      "^collc-stats: barrier $algo calls=90 bytes=0" env COLLC_STATS=1 COLLC_BARRIER=$algo \
+      ${k:+COLLC_NODE_SIZE=$k} "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_barrier"
+  done
+done
+run_case "mpich/barrier dissem broken must fail np=4" 240 bash -c '! "$@"' _ env \
+  COLLC_BARRIER=dissem COLLC_TEST_BARRIER_EARLY=3 "${MPICHRUN[@]}" 4 "$MPICH/tests/mpi_barrier"
 run_case "mpich/hier alltoall np=5 node=2" 240 env COLLC_TEST_QUICK=1 COLLC_TEST_HIER=1 \
   COLLC_NODE_SIZE=2 "${MPICHRUN[@]}" 5 "$MPICH/tests/mpi_alltoall"
 run_case "mpich/hier stress np=4 node=2" 240 env COLLC_TEST_ITERS=300 COLLC_NODE_SIZE=2 \

@@ -108,12 +108,22 @@ int steps_of(const collc_choice *c, char kind, int *out);
 void gen_group_exchange(collc_prog *P, int comp, int n, int base, int gstride, int me,
                         collc_opnd src, collc_opnd dst, int64_t stride);
 
+/* ---- dissemination (barrier_dissem.c), shared by the barrier rows ---- */
+
+/* A radix list "k1,k2,..." (each >= 2) into c; 0 or COLLC_EINVAL with why. */
+int dissem_parse(const char *params, collc_choice *c, char *why, size_t wlen);
+/* Complete c's radix list for p ranks: {k0} if empty, the last radix
+ * repeated until the product reaches p, steps after that dropped. */
+void dissem_steps(int p, int k0, collc_choice *c);
+/* The radix list of c as text ("2,2,2"). */
+void dissem_format(const collc_choice *c, char *buf, size_t len);
+
 /* ---- per-algorithm rows, defined in their own files ---- */
 extern const collc_algo algo_native, algo_alltoall_pairwise, algo_alltoall_linear,
     algo_alltoall_bruck, algo_alltoall_torus, algo_allreduce_recexch, algo_rsb_recexch,
     algo_allgather_recexch, algo_allreduce_cyclic, algo_rsb_cyclic, algo_allgather_cyclic,
     algo_allreduce_tree, algo_reduce_tree, algo_bcast_tree, algo_allreduce_hier,
     algo_rsb_hier, algo_allgather_hier, algo_reduce_hier, algo_bcast_hier, algo_alltoall_hier,
-    algo_shm;
+    algo_barrier_dissem, algo_barrier_flags, algo_barrier_hier, algo_shm;
 
 #endif

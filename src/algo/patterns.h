@@ -39,4 +39,11 @@ static inline int64_t mod_pos(int64_t a, int64_t n) {
   return m < 0 ? m + n : m;
 }
 
+/* Dissemination: at a step of distance d, rank r tells r + j*d and hears
+ * from r - j*d (mod p), j = 1..k-1 while j*d < p (j*d >= p only repeats
+ * what j*d - p told). Peer j of r in direction dir (+1 to, -1 from). */
+static inline int dissem_peer(int p, int r, int64_t d, int64_t j, int dir) {
+  return (int)mod_pos(r + dir * j * d, p);
+}
+
 #endif

@@ -28,6 +28,9 @@ const collc_algo *const algo_registry[] = {
     &algo_reduce_hier,
     &algo_bcast_hier,
     &algo_alltoall_hier,
+    &algo_barrier_dissem,
+    &algo_barrier_flags,
+    &algo_barrier_hier,
     &algo_shm,
 };
 const int algo_count = (int)(sizeof algo_registry / sizeof algo_registry[0]);

@@ -30,6 +30,17 @@
  * happen after the owner's last write (and after the owner's run began:
  * that is when its buffer addresses are published), an owner's write or
  * the end of its run after every in-place read since.
+ *
+ * A collective that synchronizes (barrier: coll_desc) has no result to
+ * check; its oracle is causality. Each rank knows, per rank q, the latest
+ * run of q whose entry causally precedes where it is (known[q]); a run's
+ * start makes its own entry known. Knowledge travels only along real
+ * orderings: a SEND snapshots the sender's knowledge when posted, the
+ * receiver takes it at the WAIT that completes the matched RECV (a
+ * completed send teaches the sender nothing: MPI may buffer it); SIGNAL
+ * snapshots, the AWAIT that acquires it takes it; a group call gives every
+ * member the union. A rank that ends a run not knowing every rank's entry
+ * of that run is reported.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,6 +52,7 @@
 typedef struct {
   int64_t value; /* flag value published */
   int64_t *vc;   /* the releasing rank's vector clock then */
+  int64_t snap;  /* synchronizes: its knowledge then (kpool offset), else -1 */
 } vsig;
 
 typedef struct {
@@ -61,10 +73,14 @@ typedef struct {
   int64_t sent;
   int64_t *pw[BUF_COUNT];  /* single copy: my clock at my last write of the unit */
   int64_t *pr[BUF_COUNT];  /* [u * p + j]: rank j's clock at its in-place read, 0 none */
+  uint8_t *known;          /* synchronizes: [q] = 1 + the latest run of q whose entry
+                              causally precedes this point (0: none) */
 } vrank;
 
 typedef struct {
   int rank, addr, next, complete;
+  int64_t snap; /* SEND of a synchronizing collective: the sender's knowledge (kpool) */
+  int from;     /* RECV: the matched send request, -1 until matched */
 } vreq;
 
 typedef struct {
@@ -104,6 +120,9 @@ typedef struct {
   vrdv *rdv;
   int nrdv;
   int64_t *xa, *xb; /* operand expansion scratch */
+  int sync;         /* the collective synchronizes: knowledge is tracked */
+  uint8_t *kpool;   /* knowledge snapshots, p bytes each */
+  int64_t nk, capk;
   verify_report *rep;
 } vstate;
 
@@ -235,6 +254,29 @@ static void transfer(vstate *V, int a, collc_opnd sa, int b, collc_opnd db, cons
   if (a != b) V->R[a].sent += na;
 }
 
+/* A snapshot of rank r's knowledge (its kpool offset), or -1 when not
+ * tracked (or out of memory, reported). */
+static int64_t know_snap(vstate *V, int r) {
+  if (!V->sync) return -1;
+  if (V->nk + V->p > V->capk) {
+    int64_t cap = V->capk ? 2 * V->capk : 64 * (int64_t)V->p;
+    while (cap < V->nk + V->p) cap *= 2;
+    uint8_t *k = realloc(V->kpool, (size_t)cap);
+    if (!k) return verr(V, "out of memory"), -1;
+    V->kpool = k, V->capk = cap;
+  }
+  memcpy(V->kpool + V->nk, V->R[r].known, (size_t)V->p);
+  V->nk += V->p;
+  return V->nk - V->p;
+}
+
+/* Rank r learns snapshot snap (-1: nothing). */
+static void know_merge(vstate *V, int r, int64_t snap) {
+  uint8_t *k = V->R[r].known;
+  for (int q = 0; snap >= 0 && q < V->p; q++)
+    if (V->kpool[snap + q] > k[q]) k[q] = V->kpool[snap + q];
+}
+
 /* Pop the head of list (head, tail)[key]; -1 if empty. */
 static int pop(vstate *V, int *head, int *tail, int64_t key) {
   int q = head[key];
@@ -260,7 +302,7 @@ static int new_req(vstate *V, int r, int complete) {
     V->req = realloc(V->req, (size_t)V->cap * sizeof *V->req);
   }
   int q = V->nreq++, slot = X->P->ins[X->pc].slot;
-  V->req[q] = (vreq){r, X->pc, -1, complete};
+  V->req[q] = (vreq){r, X->pc, -1, complete, -1, -1};
   if (slot < 0 || slot >= X->P->nslots || X->slot_req[slot] >= 0)
     verr(V, "rank %d addr %d: slot %d out of range or in flight", r, X->pc, slot);
   else
@@ -272,6 +314,7 @@ static int new_req(vstate *V, int r, int complete) {
  * partner is waiting. */
 static void post(vstate *V, int r, const collc_instr *I, int is_send) {
   int q = new_req(V, r, 0);
+  if (is_send) V->req[q].snap = know_snap(V, r);
   hazard(V, r, V->R[r].pc, is_send ? I->src : I->dst, is_send ? H_START_READ : H_START_WRITE);
   int src = is_send ? r : I->peer, dst = is_send ? I->peer : r;
   int64_t key = (int64_t)dst * V->p + src;
@@ -286,6 +329,7 @@ static void post(vstate *V, int r, const collc_instr *I, int is_send) {
   const collc_instr *D = &V->R[dst].P->ins[V->req[rq].addr];
   transfer(V, src, S->src, dst, D->dst, "message");
   V->req[sq].complete = V->req[rq].complete = 1;
+  V->req[rq].from = sq;
   V->rep->messages++;
   V->rep->units += opnd_units(V->R[src].P, S->src);
 }
@@ -303,9 +347,11 @@ static int try_wait(vstate *V, int r) {
   }
   for (int64_t s = I->slot; s < I->slot + I->n; s++) {
     if (s < 0 || s >= X->P->nslots || X->slot_req[s] < 0) continue;
-    const collc_instr *J = &X->P->ins[V->req[X->slot_req[s]].addr];
+    const vreq *Q = &V->req[X->slot_req[s]];
+    const collc_instr *J = &X->P->ins[Q->addr];
     if (J->op == COLLC_OP_SEND) hazard(V, r, X->pc, J->src, H_END_READ);
     else if (J->op == COLLC_OP_RECV) hazard(V, r, X->pc, J->dst, H_END_WRITE);
+    if (J->op == COLLC_OP_RECV && Q->from >= 0) know_merge(V, r, V->req[Q->from].snap);
     X->slot_req[s] = -1;
   }
   return 1;
@@ -343,6 +389,13 @@ static void run_group(vstate *V, vrdv *G) {
     }
   }
   for (int a = 0; a < G->g.n; a++) group_parts(V, G, a, 0, H_END_READ);
+  int64_t all = know_snap(V, G->g.base); /* (every member learns the union) */
+  for (int a = 1; all >= 0 && a < G->g.n; a++) {
+    const uint8_t *k = V->R[G->g.base + a * G->g.stride].known;
+    for (int q = 0; q < V->p; q++)
+      if (k[q] > V->kpool[all + q]) V->kpool[all + q] = k[q];
+  }
+  for (int a = 0; a < G->g.n; a++) know_merge(V, G->g.base + a * G->g.stride, all);
   for (int a = 0; a < G->g.n; a++) {
     int ra = G->g.base + a * G->g.stride;
     new_req(V, ra, 1);
@@ -515,7 +568,7 @@ static void shm_signal(vstate *V, int r, const collc_instr *I) {
     return;
   }
   memcpy(snap, X->vc, (size_t)V->p * sizeof *snap);
-  X->sig[X->nsig++] = (vsig){value, snap};
+  X->sig[X->nsig++] = (vsig){value, snap, know_snap(V, r)};
   X->flag = value;
   X->vc[r]++;
   if (I->n == STEP_DONE) X->after_done = 1;
@@ -542,6 +595,7 @@ static int shm_await(vstate *V, int r, const collc_instr *I) {
   if (want > 0 && s == Q->nsig) return 0;
   for (int i = 0; want > 0 && i < V->p; i++)
     if (Q->sig[s].vc[i] > X->vc[i]) X->vc[i] = Q->sig[s].vc[i];
+  if (want > 0) know_merge(V, r, Q->sig[s].snap);
   if (!X->aw0[q]) X->aw0[q] = 1, X->awaited0++; /* (any step of this run: q ended the last) */
   return 1;
 }
@@ -563,6 +617,12 @@ static int end_run(vstate *V, int r) {
              "(missing AWAIT)", r, (long long)(i % V->p), buf_name(b), (long long)(i / V->p));
         break;
       }
+  for (int q = 0; V->sync && q < V->p; q++)
+    if (X->known[q] <= X->epoch) {
+      verr(V, "rank %d leaves%s before rank %d has entered (no chain of messages or flags "
+           "from its entry)", r, X->epoch ? " the second run" : "", q);
+      break;
+    }
   check_rank(V, r);
   if (++X->epoch == V->epochs) return 0;
   X->pc = 0, X->after_done = 0, X->awaited0 = 0;
@@ -699,6 +759,7 @@ static int64_t leaf_id(const vstate *V, int e, int q, int64_t u) {
 static void set_inputs(vstate *V, int r) {
   vrank *X = &V->R[r];
   coll_region in = coll_desc_of(X->P->spec.coll)->input(&X->P->spec, r);
+  if (V->sync) X->known[r] = (uint8_t)(X->epoch + 1); /* (its entry of this run) */
   for (int64_t u = 0; u < in.units && in.off + u < X->n[in.buf]; u++)
     X->tok[in.buf][in.off + u] = tok_leaf(leaf_id(V, X->epoch, r, u));
   for (int b = BUF_SEND; V->remote && b < BUF_COUNT; b++) /* a new run: fresh buffers */
@@ -727,8 +788,9 @@ static int setup_rank(vstate *V, int r) {
   if (V->node) X->tok[BUF_SHM] = V->node[V->L->node_of[r]].tok;
   X->vc = calloc((size_t)V->p, sizeof(int64_t));
   X->aw0 = calloc((size_t)V->p, 1);
+  X->known = calloc((size_t)V->p, 1);
   X->slot_req = malloc(((size_t)X->P->nslots + 1) * sizeof(int));
-  if (!X->slot_req || !X->vc || !X->aw0) return -1;
+  if (!X->slot_req || !X->vc || !X->aw0 || !X->known) return -1;
   X->vc[r] = 1;
   set_inputs(V, r);
   for (int s = 0; s <= X->P->nslots; s++) X->slot_req[s] = -1;
@@ -774,7 +836,7 @@ static void free_state(vstate *V, int own_programs) {
       free(X->pr[b]);
     }
     for (int i = 0; i < X->nsig; i++) free(X->sig[i].vc);
-    free(X->sig), free(X->vc), free(X->aw0), free(X->slot_req);
+    free(X->sig), free(X->vc), free(X->aw0), free(X->known), free(X->slot_req);
     if (own_programs) prog_free(X->P);
   }
   for (int n = 0; V->node && n < V->L->nnodes; n++)
@@ -785,6 +847,7 @@ static void free_state(vstate *V, int own_programs) {
   free(V->R), free(V->req), free(V->rdv), free(V->xa), free(V->xb);
   free(V->sq), free(V->sqt), free(V->rq), free(V->rqt);
   free(V->fold[0]), free(V->fold[1]);
+  free(V->kpool);
 }
 
 /* Allocate the state for programs progs[0..p-1] (given, or compiled from c
@@ -796,6 +859,7 @@ static int setup(vstate *V, const collc_spec *s, const collc_choice *c,
   const coll_desc *d = coll_desc_of(s->coll);
   if (!d) return verr(V, "unknown collective %d", s->coll), -1;
   V->U = d->input(s, s->root).units;
+  V->sync = d->synchronizes;
   V->R = calloc((size_t)p, sizeof *V->R);
   V->sq = malloc(pp * sizeof(int)), V->sqt = malloc(pp * sizeof(int));
   V->rq = malloc(pp * sizeof(int)), V->rqt = malloc(pp * sizeof(int));

@@ -15,6 +15,11 @@ static int64_t units_one(const collc_spec *s) {
   return 1;
 }
 
+static int64_t units_none(const collc_spec *s) {
+  (void)s;
+  return 0;
+}
+
 static int64_t units_p(const collc_spec *s) { return s->p; }
 
 static int64_t units_count(const collc_spec *s) { return s->count; }
@@ -103,6 +108,13 @@ static coll_want expect_rsb(const collc_spec *s, int r, int64_t u) {
   return u < s->count ? fold(r * s->count + u) : not_result;
 }
 
+/* A barrier has no result: its oracle is synchronizes (every rank's exit
+ * causally after every rank's entry), which the verifier checks apart. */
+static coll_want expect_none(const collc_spec *s, int r, int64_t u) {
+  (void)s, (void)r, (void)u;
+  return not_result;
+}
+
 /* ---- the native library's algorithms (the simulator's model) ----
  * After MPICH's documented defaults, which Open MPI's tuned rules follow
  * in kind: all-to-all Bruck up to 256 B per block (p >= 8), then all
@@ -137,6 +149,12 @@ static const char *native_tree(const collc_spec *s, char *buf, size_t len) {
   return "tree";
 }
 
+/* Barrier: MPICH's and Open MPI's (tuned, small p) dissemination, radix 2. */
+static const char *native_dissem(const collc_spec *s, char *buf, size_t len) {
+  (void)s, (void)buf, (void)len;
+  return "dissem";
+}
+
 /* ---- the simulator's candidates ---- */
 
 static const char *const cand_alltoall[] = {"torus:d=2", "torus:d=3", "torus:d=4", "hier",
@@ -147,6 +165,7 @@ static const char *const cand_rsb[] = {"hier", "hier:node=copyin", "recexch", "c
 static const char *const cand_allgather[] = {"hier", "recexch", "cyclic", NULL};
 static const char *const cand_reduce[] = {"hier", "hier:node=copyin", "tree", NULL};
 static const char *const cand_bcast[] = {"hier", "tree", NULL};
+static const char *const cand_barrier[] = {"hier", "dissem", "dissem:4", NULL};
 
 /* ---- the rows ---- */
 
@@ -191,6 +210,13 @@ static const coll_desc coll_BCAST = {
     .input = input_root, .expect = expect_bcast,
     .shm_inner = "tree", .hier_net = "tree",
     .native_model = native_tree, .sim_candidates = cand_bcast};
+
+static const coll_desc coll_BARRIER = {
+    .name = "barrier", .synchronizes = 1,
+    .input_units = units_none, .output_units = units_none, .vector_units = units_none,
+    .input = input_own, .expect = expect_none,
+    .shm_inner = "dissem", .hier_net = "dissem",
+    .native_model = native_dissem, .sim_candidates = cand_barrier};
 
 /* Every collective's row: a missing coll_<SUFFIX> does not compile. */
 static const coll_desc *const coll_descs[COLLC_COLL_COUNT] = {

@@ -29,7 +29,8 @@
   X(ALLREDUCE)            \
   X(REDUCE_SCATTER_BLOCK) \
   X(REDUCE)               \
-  X(BCAST)
+  X(BCAST)                \
+  X(BARRIER)
 
 enum collc_coll {
 #define COLLC_COLL_ENUM(e) COLLC_COLL_##e,
@@ -163,6 +164,8 @@ typedef struct {
   int always_in_place;  /* the input is in RECV on every rank (bcast) */
   int elem_may_differ;  /* ranks may type the same bytes with elements of different
                            sizes (bcast: only the bytes must agree) */
+  int synchronizes;     /* no rank may leave before every rank has entered (barrier:
+                           the verifier's oracle; no buffers, yet it is never "empty") */
   /* Units of the input (SEND, or RECV in place), of RECV (in place: large
    * enough for the input too), and of the whole vector the collective
    * works on (what one rank holds at its widest: the in-place RECV). */

@@ -24,7 +24,7 @@
 collc_prog *dispatch_compile(const collc_spec *s, const collc_choice *c, char *why, size_t wlen) {
   const char *dir = config_get()->wisdom;
   char algo[96], bad[1200];
-  if (!*dir) return choice_compile(s, c, why, wlen);
+  if (!*dir) return barrier_test_break(s, choice_compile(s, c, why, wlen));
   const char *layout = s->layout ? s->layout->desc : "flat";
   wisdom_key k = {*s, choice_format(c, algo, sizeof algo), layout};
   collc_prog *P = wisdom_load(dir, &k, bad, sizeof bad);
@@ -329,7 +329,7 @@ static int wants_layout(const dispatch_call *d, const char *forced) {
  * keyed by their arguments alone). */
 static void remember(const dispatch_call *d, collc_state *st, call_entry e) {
   if (!d->ck || d->request || !st) return;
-  e.need_recv = d->spec.coll != COLLC_COLL_REDUCE || d->spec.rank == d->spec.root;
+  dispatch_entry_buffers(&d->spec, &e);
   call_add(st, d->ck, &e);
 }
 
@@ -354,7 +354,7 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
       state_layout(st, d->comm) == MPI_SUCCESS) /* (collective, once per communicator) */
     call.spec.layout = st->layout;
   const char *text = selection(d, forced, st);
-  if (d->spec.unit_bytes == 0) { /* nothing moves, on every rank */
+  if (dispatch_empty(&d->spec)) { /* nothing moves, on every rank */
     if ((rc = dispatch_choose(d, text, forced != NULL, &c))) return collc_raise(d->comm, rc);
     if (d->request) { /* counted at each start; needs no datatypes */
       dispatch_call e = *d;
@@ -389,11 +389,22 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
   return rc ? collc_raise(d->comm, rc) : MPI_SUCCESS;
 }
 
+void dispatch_entry_buffers(const collc_spec *s, call_entry *e) {
+  const coll_desc *c = coll_desc_of(s->coll);
+  e->need_recv = s->coll != COLLC_COLL_REDUCE || s->rank == s->root;
+  e->need_send = c->input_units(s) > 0 || c->output_units(s) > 0;
+  if (!e->need_send) e->need_recv = 0;
+}
+
+int dispatch_empty(const collc_spec *s) {
+  return s->unit_bytes == 0 && !coll_desc_of(s->coll)->synchronizes;
+}
+
 int dispatch_buffers_plain(const call_entry *e, const void *sb, const void *rb) {
   const call_key *k = &e->key;
   if (e->kind == CALL_EMPTY) return 1;
   if (e->need_recv && (!rb || rb == MPI_IN_PLACE)) return 0;
-  if (k->in_place || k->coll == COLLC_COLL_BCAST) return 1;
+  if (!e->need_send || k->in_place || k->coll == COLLC_COLL_BCAST) return 1;
   return sb && (sb != rb || !e->need_recv);
 }
 

@@ -73,10 +73,16 @@ int dispatch_pair(int coll, const char *forced, const pair_args *a, MPI_Comm com
 
 /* Run call d with algorithm `forced` (NULL: COLLC_<COLL> or the default
  * rule): the cached plan, a newly built one, or the native call (counted with
- * native_bytes). A call whose spec.unit_bytes is 0 moves nothing and returns
- * after the choice is checked. Errors go through the communicator's error handler. A
+ * native_bytes). A call that moves nothing (dispatch_empty) returns after
+ * the choice is checked. Errors go through the communicator's error handler. A
  * forced text that does not parse or fit returns MPI_ERR_ARG. */
 int dispatch(const dispatch_call *d, const char *forced, long long native_bytes);
+/* Whether a call of spec s moves nothing and so needs no plan: no bytes,
+ * unless its collective synchronizes (a barrier always runs). */
+int dispatch_empty(const collc_spec *s);
+/* Set which buffers of a call of spec s a call-cache hit must find
+ * usable (e->need_recv, e->need_send: none for a barrier). */
+void dispatch_entry_buffers(const collc_spec *s, call_entry *e);
 /* Serve call d natively: the native call now, or (persistent init) a
  * request that makes it at each start. Counted as native with bytes. */
 int dispatch_native(const dispatch_call *d, long long bytes);
@@ -92,6 +98,12 @@ enum { FAST_MISS, FAST_NATIVE, FAST_DONE };
  * (d->src then SRC_GUARD). */
 const char *dispatch_guarded(dispatch_call *d, const char *text);
 int dispatch_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *recvbuf, int *rc);
+
+/* Test hook (barrier.c): with COLLC_TEST_BARRIER_EARLY=<rank>, that rank's
+ * barrier program P loses its receives and flag waits (it leaves at once: a
+ * deliberately broken barrier that tests/mpi/barrier.c must catch); any
+ * other program is returned as it is. Returns P. */
+collc_prog *barrier_test_break(const collc_spec *s, collc_prog *P);
 
 /* Shared with nonblocking.c (dispatch.c). The program of choice c for s
  * (wisdom files, else compiled); NULL with why. */

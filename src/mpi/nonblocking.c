@@ -128,7 +128,7 @@ static int nb_decide(dispatch_call *d, const char *forced, collc_state *st, call
   if (by_name && nb_awaits_layout(d, text)) return nb_unset(d, text);
   int rc = strcmp(text, "native") ? dispatch_choose(d, text, forced != NULL, &c) : -1;
   if (rc > 0) return rc;
-  if (d->spec.unit_bytes == 0) { /* nothing moves, on every rank */
+  if (dispatch_empty(&d->spec)) { /* nothing moves, on every rank */
     e->kind = CALL_EMPTY, e->algo = rc ? 0 : c.algo;
     return MPI_SUCCESS;
   }
@@ -175,7 +175,7 @@ int nb_native(const dispatch_call *d, long long bytes) {
   if (st && !call_prepare(&n, d->ck) && (slot = call_slot(&st->nbcalls, d->ck))) {
     entry_free(st, slot);
     n.version = st->version;
-    n.need_recv = d->spec.coll != COLLC_COLL_REDUCE || d->spec.rank == d->spec.root;
+    dispatch_entry_buffers(&d->spec, &n);
     *slot = n;
   }
   stats_add(d->spec.coll + COLLC_COLL_COUNT, 0, d->src, bytes);
@@ -195,7 +195,7 @@ int nb_dispatch(const dispatch_call *d0, const char *forced, long long native_by
   if (d->ck && !call_prepare(&e, d->ck) && (slot = call_slot(&st->nbcalls, d->ck))) {
     entry_free(st, slot);
     e.version = st->version;
-    e.need_recv = d->spec.coll != COLLC_COLL_REDUCE || d->spec.rank == d->spec.root;
+    dispatch_entry_buffers(&d->spec, &e);
     *slot = e;
     return (rc = nb_serve(d, st, slot, 1)) ? collc_raise(d->comm, rc) : MPI_SUCCESS;
   }
