@@ -18,7 +18,7 @@
 
 int hier_gen_barrier(const collc_spec *s, const collc_choice *c, collc_prog *P) {
   hx H;
-  hier_init(&H, s, P, 0);
+  hier_init(&H, s, c, P, 0);
   int lead = hier_rank(&H, 0);
   if (s->rank != lead) {
     prog_signal(P, 1);
