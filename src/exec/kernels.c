@@ -356,6 +356,7 @@ int kernel_select(MPI_Datatype type, MPI_Op op, kernel_sel *k) {
   k->k3 = r->k3[o];
   k->elems = elems;
   k->commutative = 1;
+  k->id = (int)(r - k_rows) * K_NOPS + o;
   return 1;
 }
 

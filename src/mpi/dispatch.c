@@ -122,6 +122,16 @@ void dispatch_binding_key(const dispatch_call *d, binding_key *k) {
   k->rserial = type_serial(k->rtype);
 }
 
+/* The plan of compiled program P (taken over) for d's binding, in batches
+ * under COLLC_EXEC=batch. */
+static int make_plan(const dispatch_call *d, collc_prog *P, collc_plan **pl) {
+  exec_bind b = d->bind;
+  b.batch = config_get()->batch;
+  int rc = plan_create(P, &b, pl);
+  if (!rc && b.batch) stats_batch(plan_batches(*pl) != NULL);
+  return rc;
+}
+
 /* Bind the compiled program P for d (local; P taken over) into *pl, with
  * its group communicators into *gcomm (malloc'd; NULL without groups).
  * With create, missing group communicators are split off (collective). */
@@ -136,7 +146,7 @@ static int bind(const dispatch_call *d, collc_state *st, collc_prog *P, int crea
     return rc;
   }
   if (n) memcpy(*gcomm, g, (size_t)n * sizeof g[0]);
-  if ((rc = plan_create(P, &d->bind, pl))) free(*gcomm), *gcomm = NULL;
+  if ((rc = make_plan(d, P, pl))) free(*gcomm), *gcomm = NULL;
   return rc;
 }
 
@@ -279,7 +289,7 @@ static int persist_plan(const dispatch_call *d, decision *D, const binding_key *
     return rc;
   }
   collc_prog *P = dispatch_compile(&d->spec, &D->choice, why, sizeof why);
-  return P ? plan_create(P, &d->bind, pl) : MPI_ERR_NO_MEM;
+  return P ? make_plan(d, P, pl) : MPI_ERR_NO_MEM;
 }
 
 /* A persistent request for call d under decision D: the plan, and its own

@@ -224,6 +224,9 @@ void finalize_hook_install(void);
 void stats_add(int coll, int algo, long long bytes);
 /* Print the counts (rank 0's), or one line saying collc served nothing. */
 void stats_print(void);
+/* A plan made under COLLC_EXEC=batch: with batches, or (user operations,
+ * derived datatypes) run instruction by instruction. */
+void stats_batch(int batched);
 /* Count wisdom files loaded, saved and ignored (damaged or stale). */
 void stats_wisdom(int loaded, int saved, int ignored);
 

@@ -19,6 +19,11 @@ void stats_add(int coll, int algo, long long bytes) {
 }
 
 static long long wisdom[3]; /* loaded, saved, ignored */
+static long long batch_plans[2]; /* COLLC_EXEC=batch: plans one by one, in batches */
+
+void stats_batch(int batched) {
+  __atomic_fetch_add(&batch_plans[!!batched], 1, __ATOMIC_RELAXED);
+}
 
 void stats_wisdom(int loaded, int saved, int ignored) {
   __atomic_fetch_add(&wisdom[0], loaded, __ATOMIC_RELAXED);
@@ -36,6 +41,9 @@ void stats_print(void) {
                 algo_registry[a]->name, stats[c][a].calls, stats[c][a].bytes);
   if (!any) fprintf(stderr, "collc-stats: no collective served by collc\n");
   guard_print();
+  if (batch_plans[0] || batch_plans[1])
+    fprintf(stderr, "collc-batch: plans=%lld batched=%lld scalar=%lld\n",
+            batch_plans[0] + batch_plans[1], batch_plans[1], batch_plans[0]);
   if (wisdom[0] || wisdom[1] || wisdom[2])
     fprintf(stderr, "collc-wisdom: loaded=%lld saved=%lld ignored=%lld\n", wisdom[0], wisdom[1],
             wisdom[2]);
