@@ -17,6 +17,7 @@
 #include "../plan/config.h"
 #include "../ir/wisdom.h"
 #include "../exec/segment.h"
+#include "../exec/memclass.h"
 
 /* The program of choice c for spec s: from the wisdom directory if one is
  * set and holds it (a damaged or stale file: one warning, compiled again),
@@ -339,6 +340,11 @@ static void remember(const dispatch_call *d, collc_state *st, call_entry e) {
   call_add(st, d->ck, &e);
 }
 
+/* Whether a buffer of the call is CUDA device memory (memclass.h). */
+static inline int on_device(const void *sb, const void *rb) {
+  return !memclass_host_ok(memclass_of(sb)) || !memclass_host_ok(memclass_of(rb));
+}
+
 /* Run plan B of call d in st's blocking context. */
 static int execute(const dispatch_call *d, collc_state *st, const binding *B) {
   const collc_prog *P = plan_prog(B->plan);
@@ -354,6 +360,11 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
   binding_key bk;
   collc_choice c;
   int rc;
+  if (on_device(d->sendbuf, d->recvbuf)) { /* device buffers: the library's call, not remembered */
+    call.ck = NULL;
+    stats_device(d->spec.coll + (d->ireq ? COLLC_COLL_COUNT : 0));
+    return dispatch_native(d, native_bytes);
+  }
   if (d->ireq) return nb_dispatch(d, forced, native_bytes); /* (local: no layout discovery) */
   collc_state *st = state_get(d->comm, 0);
   if (wants_layout(d, forced) && (st || (st = state_get(d->comm, 1))) &&
@@ -396,6 +407,7 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
 
 int dispatch_buffers_plain(const call_entry *e, const void *sb, const void *rb) {
   const call_key *k = &e->key;
+  if (on_device(sb, rb)) return 0; /* (the slow path hands them to the library) */
   if (e->kind == CALL_EMPTY) return 1;
   if (e->need_recv && (!rb || rb == MPI_IN_PLACE)) return 0;
   if (k->in_place || k->coll == COLLC_COLL_BCAST) return 1;
