@@ -49,8 +49,19 @@ ifneq ($(shell command -v $(MPIFC) 2>/dev/null),)
 TEST_BIN += $(addprefix $(BUILD)/tests/fortran_,$(basename $(notdir $(FORT_SRC))))
 endif
 
+# make CUDA=1: also the CUDA batch executor, $(BUILD)/libcollc_cuda.so (nvcc, sm_90 and
+# compute_90 PTX; the only object linking the CUDA runtime: libcollc itself never does).
+NVCC     ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) nvcc)
+MPI_INC  := $(shell $(MPICC) --showme:compile 2>/dev/null || $(MPICC) -show 2>/dev/null | tr ' ' '\n' | grep '^-I' | tr '\n' ' ')
+CUDA_LIB := $(if $(CUDA),$(BUILD)/libcollc_cuda.so)
+$(BUILD)/libcollc_cuda.so: src/cuda/batch.cu src/exec/kernel_table.h src/exec/xbatch.h
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  NVCC    $@")
+	$(Q)$(NVCC) -O2 -fmad=false -Xcompiler -fPIC -Isrc $(filter -I%,$(MPI_INC)) \
+	  -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 -shared -o $@ $<
+
 .PHONY: all lib tools tests check bench install uninstall asan tsan clean deps fuzz smpi bench-scale tune
-all: lib tools $(BUILD)/collc.pc
+all: lib tools $(BUILD)/collc.pc $(CUDA_LIB)
 
 lib: $(BUILD)/libcollc.so $(BUILD)/libcollc.a
 tools: $(TOOL_BIN)

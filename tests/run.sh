@@ -135,6 +135,19 @@ for spec in "dissem 0" "hier 2" "flags 0"; do
     COLLC_BARRIER=$algo COLLC_NODE_SIZE=$k COLLC_TEST_BARRIER_EARLY=3 "${OMPIRUN[@]}" 4 \
     "$OMPI/tests/mpi_barrier"
 done
+# Batches (issue 16): the host batch executor against the scalar path, byte
+# for byte, every registry algorithm, p = 1..8 in one process; then whole
+# collectives with COLLC_EXEC=batch against native (the stats line proves
+# the plans had batches).
+run_case "openmpi/batch executor np=1" 120 "${OMPIRUN[@]}" 1 "$OMPI/tests/mpi_batch"
+run_case "openmpi/batch reductions np=4" 180 expect_stats 'collc-batch: plans=[0-9]+ batched=[1-9]' \
+  env COLLC_EXEC=batch COLLC_STATS=1 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_reductions"
+run_case "openmpi/batch hier reductions np=5 node=2" 180 env COLLC_EXEC=batch COLLC_TEST_HIER=1 \
+  COLLC_NODE_SIZE=2 "${OMPIRUN[@]}" 5 "$OMPI/tests/mpi_reductions"
+run_case "openmpi/batch alltoall np=6" 180 env COLLC_EXEC=batch "${OMPIRUN[@]}" 6 "$OMPI/tests/mpi_alltoall"
+run_case "openmpi/batch persistent np=3" 180 env COLLC_EXEC=batch "${OMPIRUN[@]}" 3 "$OMPI/tests/mpi_persistent"
+run_case "openmpi/batch nonblocking np=4 node=2" 180 env COLLC_EXEC=batch COLLC_NODE_SIZE=2 \
+  "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_nonblocking"
 for np in 1 2 3 4 5 6 7 8 9; do
   run_case "openmpi/reductions np=$np" 180 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_reductions"
 done
@@ -388,6 +401,9 @@ run_case "mpich/hier persistent quick np=4 node=2" 240 env COLLC_TEST_QUICK=1 CO
   COLLC_NODE_SIZE=2 "${MPICHRUN[@]}" 4 "$MPICH/tests/mpi_persistent"
 run_case "mpich/errors np=2" 60 "${MPICHRUN[@]}" 2 "$MPICH/tests/mpi_errors"
 run_case "mpich/kernels np=1" 120 "${MPICHRUN[@]}" 1 "$MPICH/tests/mpi_kernels"
+run_case "mpich/batch executor np=1" 120 "${MPICHRUN[@]}" 1 "$MPICH/tests/mpi_batch"
+run_case "mpich/batch reductions quick np=3" 240 env COLLC_EXEC=batch COLLC_TEST_QUICK=1 \
+  "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_reductions"
 run_case "mpich/valgrind kernels np=1" 300 tests/valgrind_leaks.sh \
   "${MPICHRUN[@]}" 1 -- "$MPICH/tests/mpi_kernels"
 for np in 1 2; do

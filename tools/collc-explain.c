@@ -4,6 +4,8 @@
  *                 <collective> <algorithm> <p> <rank> [count]
  *
  *   -x         expand each operand into the unit indices it addresses
+ *   -g         after the listing, the batches of local instructions and their
+ *              descriptor tables (ir/batch.h), checked by verify_batches
  *   -S PARAMS  simulate all p ranks (src/check/simulate.h; PARAMS: a preset,
  *              "key=value" words or a file) and print when each of this
  *              rank's instructions completes, then the predicted totals;
@@ -17,11 +19,13 @@
 #include <unistd.h>
 #include "common.h"
 #include "check/simulate.h"
+#include "check/verify.h"
 
 static void usage(void) {
-  fprintf(stderr, "usage: collc-explain [-x] [-S params] [-i] [-r root] [-n] [-b bytes] "
+  fprintf(stderr, "usage: collc-explain [-x] [-g] [-S params] [-i] [-r root] [-n] [-b bytes] "
                   "[-N nodes] <collective> <algorithm> <p> <rank> [count]\n"
                   "  -x        list the unit indices of every operand\n"
+                  "  -g        print the batches of local instructions (descriptor tables)\n"
                   "  -S PARAMS simulate all ranks: PARAMS is a preset (paper, local), "
                   "key=value\n            words (lat=S/N/X bw=S/N/X nic= o= copy= reduce= "
                   "flag= eager=\n            group=) or a file; prints each instruction's "
@@ -61,6 +65,21 @@ static int explain_simulated(const collc_spec *s, const collc_choice *c, const c
   return 0;
 }
 
+/* Print P's batches and whether the verifier accepts them; exit status. */
+static int explain_batches(const collc_prog *P) {
+  collc_batches B;
+  char why[256];
+  if (batch_build(P, &B)) {
+    fprintf(stderr, "out of memory\n");
+    return 1;
+  }
+  batch_print(&B, stdout);
+  int ok = verify_batches(P, &B, why, sizeof why);
+  printf("batches %s%s\n", ok ? "verified" : "WRONG: ", ok ? "" : why);
+  batch_free(&B);
+  return !ok;
+}
+
 /* Compile choice c for every rank of s and print the wall time per rank;
  * exit status. */
 static int time_compile(const collc_spec *s, const collc_choice *c) {
@@ -87,11 +106,12 @@ static int time_compile(const collc_spec *s, const collc_choice *c) {
 }
 
 int main(int argc, char **argv) {
-  int flags = 0, opt, timing = 0;
+  int flags = 0, opt, timing = 0, batches = 0;
   const char *params = NULL;
   tool_opts o = {0, 0, 0, 0, NULL};
-  while ((opt = getopt(argc, argv, "xS:Th" TOOL_OPTSTRING)) != -1) {
+  while ((opt = getopt(argc, argv, "xgS:Th" TOOL_OPTSTRING)) != -1) {
     if (opt == 'x') flags |= EXPLAIN_EXPAND;
+    else if (opt == 'g') batches = 1;
     else if (opt == 'S') params = optarg;
     else if (opt == 'T') timing = 1;
     else if (tool_option(opt, optarg, &o)) {
@@ -130,6 +150,7 @@ int main(int argc, char **argv) {
   int rc = 0;
   if (params) rc = explain_simulated(&s, &c, P, params, flags);
   else explain_print(P, flags, stdout);
+  if (batches && !rc) rc = explain_batches(P);
   prog_free(P);
   return rc;
 }

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include "../algo/algo.h"
+#include "../ir/batch.h"
 
 typedef struct {
   int ok;                 /* 1: all checks passed */
@@ -27,5 +28,10 @@ int verify_choice(const collc_spec *s, const collc_choice *c, verify_report *R);
  * for spec s (all must share s but for rank). The programs stay the caller's.
  * Lets tests prove the verifier catches hand-broken schedules. */
 int verify_programs(const collc_spec *s, collc_prog *const progs[], verify_report *R);
+
+/* Whether batches B of finished program P keep the batch semantics
+ * (ir/batch.h), checked on the exact descriptors (batchcheck.c); 1, or 0
+ * with why. */
+int verify_batches(const collc_prog *P, const collc_batches *B, char *why, size_t len);
 
 #endif

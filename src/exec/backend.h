@@ -16,6 +16,7 @@
 #include "../ir/ir.h"
 #include "local.h"
 #include "flag.h"
+#include "xbatch.h"
 
 typedef struct exec_backend {
   const char *name;
@@ -45,6 +46,9 @@ typedef struct exec_backend {
   /* Read process pid's remote pieces into local pieces (cma.h): 0 or -1. */
   int (*remote_read)(int pid, char *lbase, const struct iovec *l, int nl, uint64_t rbase,
                      const struct iovec *r, int nr);
+  /* Run batch b of table T (xbatch.h) on buffer bases base[], reductions
+   * with kernel k; plans have tables only when a backend can run them. */
+  int (*batch)(const xbatch_tab *T, int b, char *const base[], const kernel_sel *k);
   /* The MPI error class of code rc. */
   int (*error_class)(int rc);
 } exec_backend;

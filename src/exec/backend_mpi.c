@@ -4,6 +4,7 @@
  * (cma.c). */
 #include "backend.h"
 #include "cma.h"
+#include "batch_host.h"
 
 #define TAG_SELF 0x7c12
 
@@ -71,5 +72,6 @@ const exec_backend exec_backend_mpi = {
     .signal = flag_publish,
     .await = flag_wait,
     .remote_read = cma_read,
+    .batch = batch_run_host,
     .error_class = mpi_error_class,
 };

@@ -39,6 +39,7 @@ typedef struct {
   int sendcount, recvcount;
   MPI_Datatype sendtype, recvtype; /* sendtype ignored when in place */
   MPI_Op op;
+  int batch; /* run local instructions in batches (ir/batch.h) where the plan can */
 } exec_bind;
 
 /* A plan: program P bound to this rank's typing of the buffers (datatypes,
@@ -76,6 +77,10 @@ void plan_free(collc_plan *pl);
 MPI_Aint plan_shm_unit(const exec_bind *b);
 /* Bytes of node segment that program P needs when bound with b (0: none). */
 size_t plan_shm_bytes(const collc_prog *P, const exec_bind *b);
+/* Batches of pl (xbatch.h), when it was made with b.batch and its local
+ * instructions can run as batches (plain bytes, compiled kernels); NULL
+ * when its executions run instruction by instruction. */
+const struct xbatch_tab *plan_batches(const collc_plan *pl);
 /* Bytes this rank sends to other ranks per execution. */
 long long plan_bytes(const collc_plan *pl);
 const collc_prog *plan_prog(const collc_plan *pl);

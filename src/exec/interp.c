@@ -136,6 +136,25 @@ static const step_fn steps[COLLC_OP_COUNT] = {
 #undef X_ENTRY
 };
 
+/* A batch (xbatch.h) begins at c->pc: the backend runs it at once, and the
+ * execution continues after it. (The steps of batched executions.) */
+static int x_BATCH(exec_ctx *c, const collc_instr *I, const xins *X, int blocking, int *stall) {
+  const xbatch_tab *T = &c->pl->bt;
+  int b = T->of[c->pc];
+  if (b < 0) return steps[I->op](c, I, X, blocking, stall); /* (not a batch's first) */
+  c->pc = T->b[b].end - 1;
+  return BE(c)->batch(T, b, c->base, &c->pl->ks);
+}
+
+/* The steps of an execution that runs its plan's batches. */
+#define LOCAL_OP(op) ((op) == COLLC_OP_COPY || (op) == COLLC_OP_REDUCE || (op) == COLLC_OP_COMBINE)
+static const step_fn steps_batch[COLLC_OP_COUNT] = {
+#define X_ENTRY(name, flags, doc) [COLLC_OP_##name] = LOCAL_OP(COLLC_OP_##name) ? x_BATCH : x_##name,
+    COLLC_OPS(X_ENTRY)
+#undef X_ENTRY
+};
+#undef LOCAL_OP
+
 /* After a failure: cancel and release requests still in flight, so that
  * nothing of this call can match a later one; on the node segment, poison
  * my flag, so that peers waiting for me fail instead of hanging (the
@@ -152,13 +171,14 @@ static void abandon(exec_ctx *c) {
  * the class of the failing call (the execution is then abandoned and ended). */
 static int run(exec_ctx *c, int blocking, int *done) {
   const collc_prog *P = c->pl->P;
+  const step_fn *st = c->batched ? steps_batch : steps;
   for (; c->pc < P->nins; c->pc++) {
     const collc_instr *I = &P->ins[c->pc];
     if (blocking < 0 && I->op == COLLC_OP_WAIT) { /* posted: tested at the next completion call */
       *done = 0;
       return MPI_SUCCESS;
     }
-    int stall = 0, rc = steps[I->op](c, I, &c->pl->x[c->pc], blocking > 0, &stall);
+    int stall = 0, rc = st[I->op](c, I, &c->pl->x[c->pc], blocking > 0, &stall);
     if (rc != MPI_SUCCESS) {
       int cls = BE(c)->error_class(rc);
       abandon(c);
@@ -221,6 +241,7 @@ static int begin(exec_ctx *c, collc_plan *pl, const exec_where *w, const void *s
   c->pl = pl;
   c->w = *w;
   if (!c->w.be) c->w.be = &exec_backend_mpi;
+  c->batched = pl->bt.nb > 0 && c->w.be->batch;
   c->pc = pl->P->nins;
   if (rc) return rc;
   c->base[BUF_NONE] = NULL;

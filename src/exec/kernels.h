@@ -44,6 +44,7 @@ typedef struct {
                       types, N for MPI_Type_contiguous(N, predefined) and chains of
                       contiguous/dup) */
   int commutative; /* the op is commutative (predefined ops: 1; user ops: as created) */
+  int id;          /* (type row, op) of the table: the same id names the CUDA kernel */
 } kernel_sel;
 
 /* Select the compiled kernel for (type, op). Returns 1 and fills *k for a

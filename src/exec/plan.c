@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "plan_impl.h"
+#include "../ir/batch.h"
 
 int exec_type_named(MPI_Datatype t) {
   int ni, na, nd, comb;
@@ -249,6 +250,47 @@ static int bind_segment(collc_plan *pl, const exec_bind *b) {
   return b->op != MPI_OP_NULL ? probe_op(b) : MPI_SUCCESS;
 }
 
+/* Whether every local instruction of pl can run in a batch: copies of plain
+ * bytes (memcpy), reductions with a compiled kernel (not user operations). */
+static int batchable(const collc_plan *pl) {
+  for (int a = 0; a < pl->P->nins; a++) {
+    int op = pl->P->ins[a].op;
+    if (op == COLLC_OP_COPY && !pl->x[a].memcpy_ok) return 0;
+    if ((op == COLLC_OP_REDUCE || op == COLLC_OP_COMBINE) && !pl->lx.k) return 0;
+  }
+  return 1;
+}
+
+/* Descriptor D of batches in units, as bytes of this plan (xbatch.h). */
+static xdesc bytes_of(const collc_plan *pl, const batch_desc *D) {
+  const MPI_Aint *e = pl->lx.ext;
+  uint64_t n = D->kind == BATCH_COPY ? (uint64_t)(D->n * e[D->dbuf])
+                                     : (uint64_t)D->n * (uint64_t)pl->lx.c * pl->ks.elems;
+  return (xdesc){D->kind, D->sbuf, D->s2buf, D->dbuf, (uint64_t)(D->s * e[D->sbuf]),
+                 (uint64_t)(D->s2 * e[D->s2buf]), (uint64_t)(D->d * e[D->dbuf]), n};
+}
+
+/* The byte descriptor tables of pl's batches (none when not batchable).
+ * MPI_SUCCESS or MPI_ERR_NO_MEM. */
+static int bind_batches(collc_plan *pl) {
+  collc_batches B;
+  xbatch_tab *T = &pl->bt;
+  if (!batchable(pl)) return MPI_SUCCESS;
+  if (batch_build(pl->P, &B)) return MPI_ERR_NO_MEM;
+  T->d = malloc(((size_t)B.nd + 1) * sizeof *T->d);
+  T->b = malloc(((size_t)B.nb + 1) * sizeof *T->b);
+  T->of = B.of, B.of = NULL;
+  if (T->d && T->b) {
+    for (int64_t i = 0; i < B.nd; i++) T->d[i] = bytes_of(pl, &B.d[i]);
+    for (int k = 0; k < B.nb; k++) T->b[k] = (xspan){B.b[k].d0, B.b[k].nd, B.b[k].end};
+    T->nd = B.nd, T->nb = B.nb, T->kernel = pl->lx.k ? pl->ks.id : -1;
+  }
+  batch_free(&B);
+  return T->d && T->b ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+const xbatch_tab *plan_batches(const collc_plan *pl) { return pl->bt.nb ? &pl->bt : NULL; }
+
 int plan_create(collc_prog *P, const exec_bind *b, collc_plan **out) {
   collc_plan *pl = calloc(1, sizeof *pl);
   int rc = MPI_ERR_NO_MEM;
@@ -282,6 +324,7 @@ int plan_create(collc_prog *P, const exec_bind *b, collc_plan **out) {
     rc = MPI_SUCCESS;
     for (int a = 0; a < P->nins && !rc; a++) rc = resolve_instr(pl, a);
   }
+  if (!rc && b->batch) rc = bind_batches(pl);
   for (int a = 0; a < P->nins; a++)
     pl->remote |= P->ins[a].op == COLLC_OP_OFFER || P->ins[a].op == COLLC_OP_GET;
   pl->pid = (int)getpid();
@@ -328,6 +371,7 @@ void plan_free(collc_plan *pl) {
       PMPI_Type_free(&pl->adopted[i]);
   free(pl->owned), free(pl->dt), free(pl->dtcount), free(pl->x);
   free(pl->iov);
+  free(pl->bt.d), free(pl->bt.b), free(pl->bt.of);
   prog_free(pl->P);
   free(pl);
 }

@@ -8,6 +8,7 @@
 #include "exec.h"
 #include "kernels.h"
 #include "local.h"
+#include "xbatch.h"
 
 typedef struct {
   MPI_Datatype t; /* the user's type */
@@ -62,6 +63,8 @@ struct collc_plan {
   int flag;              /* my local index (my flag) */
   atomic_int refs;       /* owners: a cache, requests, running contexts */
   MPI_Datatype adopted[2]; /* datatypes freed with the plan (plan_adopt_types) */
+  xbatch_tab bt;         /* batches (bt.nb > 0 only when made with exec_bind.batch and
+                            every local instruction is plain bytes or a compiled kernel) */
 };
 
 /* The mutable part: one execution of a plan (exec.h). Buffers grow to the
@@ -79,6 +82,7 @@ struct exec_ctx {
   size_t tmp_cap;
   char *stage;
   size_t stage_cap;
+  int batched;           /* this execution runs pl's batches (bt) through its backend */
 };
 
 /* Kind of buffer buf's units: 0 SEND, 1 RECV and TMP, 2 SHM. */

@@ -17,6 +17,7 @@
 #include "../plan/config.h"
 #include "../ir/wisdom.h"
 #include "../exec/segment.h"
+#include "../exec/memclass.h"
 
 /* The program of choice c for spec s: from the wisdom directory if one is
  * set and holds it (a damaged or stale file: one warning, compiled again),
@@ -124,6 +125,16 @@ void dispatch_binding_key(const dispatch_call *d, binding_key *k) {
   k->rserial = type_serial(k->rtype);
 }
 
+/* The plan of compiled program P (taken over) for d's binding, in batches
+ * under COLLC_EXEC=batch. */
+static int make_plan(const dispatch_call *d, collc_prog *P, collc_plan **pl) {
+  exec_bind b = d->bind;
+  b.batch = config_get()->batch;
+  int rc = plan_create(P, &b, pl);
+  if (!rc && b.batch) stats_batch(plan_batches(*pl) != NULL);
+  return rc;
+}
+
 /* Bind the compiled program P for d (local; P taken over) into *pl, with
  * its group communicators into *gcomm (malloc'd; NULL without groups).
  * With create, missing group communicators are split off (collective). */
@@ -138,7 +149,7 @@ static int bind(const dispatch_call *d, collc_state *st, collc_prog *P, int crea
     return rc;
   }
   if (n) memcpy(*gcomm, g, (size_t)n * sizeof g[0]);
-  if ((rc = plan_create(P, &d->bind, pl))) free(*gcomm), *gcomm = NULL;
+  if ((rc = make_plan(d, P, pl))) free(*gcomm), *gcomm = NULL;
   return rc;
 }
 
@@ -283,7 +294,7 @@ static int persist_plan(const dispatch_call *d, decision *D, const binding_key *
     return rc;
   }
   collc_prog *P = dispatch_compile(&d->spec, &D->choice, why, sizeof why);
-  return P ? plan_create(P, &d->bind, pl) : MPI_ERR_NO_MEM;
+  return P ? make_plan(d, P, pl) : MPI_ERR_NO_MEM;
 }
 
 /* A persistent request for call d under decision D: the plan, and its own
@@ -333,6 +344,11 @@ static void remember(const dispatch_call *d, collc_state *st, call_entry e) {
   call_add(st, d->ck, &e);
 }
 
+/* Whether a buffer of the call is CUDA device memory (memclass.h). */
+static inline int on_device(const void *sb, const void *rb) {
+  return !memclass_host_ok(memclass_of(sb)) || !memclass_host_ok(memclass_of(rb));
+}
+
 /* Run plan B of call d in st's blocking context. */
 static int execute(const dispatch_call *d, collc_state *st, const binding *B) {
   const collc_prog *P = plan_prog(B->plan);
@@ -348,6 +364,11 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
   binding_key bk;
   collc_choice c;
   int rc;
+  if (on_device(d->sendbuf, d->recvbuf)) { /* device buffers: the library's call, not remembered */
+    call.ck = NULL;
+    stats_device(d->spec.coll + (d->ireq ? COLLC_COLL_COUNT : 0));
+    return dispatch_native(d, native_bytes);
+  }
   if (d->ireq) return nb_dispatch(d, forced, native_bytes); /* (local: no layout discovery) */
   collc_state *st = state_get(d->comm, 0);
   if (wants_layout(d, forced) && (st || (st = state_get(d->comm, 1))) &&
@@ -402,6 +423,7 @@ int dispatch_empty(const collc_spec *s) {
 
 int dispatch_buffers_plain(const call_entry *e, const void *sb, const void *rb) {
   const call_key *k = &e->key;
+  if (on_device(sb, rb)) return 0; /* (the slow path hands them to the library) */
   if (e->kind == CALL_EMPTY) return 1;
   if (e->need_recv && (!rb || rb == MPI_IN_PLACE)) return 0;
   if (!e->need_send || k->in_place || k->coll == COLLC_COLL_BCAST) return 1;

@@ -246,6 +246,12 @@ void rules_print(void);
 void stats_add(int coll, int algo, int src, long long bytes);
 /* Print the counts (rank 0's), or one line saying collc served nothing. */
 void stats_print(void);
+/* A plan made under COLLC_EXEC=batch: with batches, or (user operations,
+ * derived datatypes) run instruction by instruction. */
+void stats_batch(int batched);
+/* A call (coll, + COLLC_COLL_COUNT if nonblocking) with CUDA device buffers,
+ * handed to the MPI library (collc has no device backend serving it yet). */
+void stats_device(int coll);
 /* Count wisdom files loaded, saved and ignored (damaged or stale). */
 void stats_wisdom(int loaded, int saved, int ignored);
 

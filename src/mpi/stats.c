@@ -26,6 +26,18 @@ void stats_add(int coll, int algo, int src, long long bytes) {
 }
 
 static long long wisdom[3]; /* loaded, saved, ignored */
+static long long batch_plans[2]; /* COLLC_EXEC=batch: plans one by one, in batches */
+
+static long long device_calls[2 * COLLC_COLL_COUNT];
+
+void stats_device(int coll) {
+  if (coll >= 0 && coll < 2 * COLLC_COLL_COUNT)
+    __atomic_fetch_add(&device_calls[coll], 1, __ATOMIC_RELAXED);
+}
+
+void stats_batch(int batched) {
+  __atomic_fetch_add(&batch_plans[!!batched], 1, __ATOMIC_RELAXED);
+}
 
 void stats_wisdom(int loaded, int saved, int ignored) {
   __atomic_fetch_add(&wisdom[0], loaded, __ATOMIC_RELAXED);
@@ -43,9 +55,17 @@ void stats_print(void) {
                   c >= COLLC_COLL_COUNT ? "i" : "", coll_name(c % COLLC_COLL_COUNT),
                   algo_registry[a]->name, stats[c][a][s].calls, stats[c][a][s].bytes,
                   src_names[s]);
+  for (int c = 0; c < 2 * COLLC_COLL_COUNT; c++)
+    if (device_calls[c])
+      fprintf(stderr, "collc-stats: %s%s native mem=cuda calls=%lld (device buffers: the MPI "
+              "library's call)\n", c >= COLLC_COLL_COUNT ? "i" : "",
+              coll_name(c % COLLC_COLL_COUNT), device_calls[c]);
   if (!any) fprintf(stderr, "collc-stats: no collective served by collc\n");
   rules_print();
   guard_print();
+  if (batch_plans[0] || batch_plans[1])
+    fprintf(stderr, "collc-batch: plans=%lld batched=%lld scalar=%lld\n",
+            batch_plans[0] + batch_plans[1], batch_plans[1], batch_plans[0]);
   if (wisdom[0] || wisdom[1] || wisdom[2])
     fprintf(stderr, "collc-wisdom: loaded=%lld saved=%lld ignored=%lld\n", wisdom[0], wisdom[1],
             wisdom[2]);

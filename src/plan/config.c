@@ -33,6 +33,8 @@ static void config_read(void) {
   cfg.shm = !(shm && !strcmp(shm, "0"));
   const char *cma = getenv("COLLC_CMA");
   cfg.cma = !(cma && !strcmp(cma, "0"));
+  const char *ex = getenv("COLLC_EXEC");
+  cfg.batch = ex && !strcmp(ex, "batch");
   cfg.node_size = env_count("COLLC_NODE_SIZE");
   cfg.socket_size = env_count("COLLC_SOCKET_SIZE");
   const char *sim = getenv("COLLC_SIM"), *sp = getenv("COLLC_SIM_PARAMS");

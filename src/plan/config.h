@@ -12,6 +12,8 @@ typedef struct {
   char tuning[1024];                    /* COLLC_TUNING: the tuning file, "" = none */
   int shm;                              /* COLLC_SHM=0: no shared memory (default on) */
   int cma;                              /* COLLC_CMA=0: no single copy (default on) */
+  int batch;                            /* COLLC_EXEC=batch: local instructions run in
+                                           batches (ir/batch.h; default: one by one) */
   int node_size;                        /* COLLC_NODE_SIZE=k: virtual nodes of k ranks; 0 = real
                                            nodes; -1 = a bad value (warned, then real nodes) */
   int socket_size;                      /* COLLC_SOCKET_SIZE=m: m consecutive local ranks per

@@ -1,0 +1,152 @@
+/* memclass.c - the pointer-class range cache and its CUDA query (memclass.h). */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include "memclass.h"
+
+#define MC_SLOTS 16
+#define MC_PAGE ((uintptr_t)4096)
+
+atomic_int memclass_state;
+
+typedef struct {
+  atomic_uintptr_t lo, hi; /* [lo, hi); hi == 0: empty */
+  atomic_int cls;
+} mc_slot;
+
+static struct {
+  mc_slot s[MC_SLOTS];
+  atomic_uint seq;          /* odd while a writer changes slots */
+  unsigned next;            /* round robin victim (under lock) */
+  pthread_mutex_t lock;
+  memclass_query_fn query;
+  atomic_llong misses;
+} mc = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* ---- the CUDA query (runtime API, loaded with dlopen) ---- */
+
+typedef struct { /* cudaPointerAttributes since CUDA 11 */
+  int type;      /* 0 unregistered, 1 host, 2 device, 3 managed */
+  int device;
+  void *devptr, *hostptr;
+} cuda_attr;
+
+static int (*cu_attr)(cuda_attr *a, const void *p);
+static int (*cu_range)(uintptr_t *base, size_t *size, uintptr_t p); /* cuMemGetAddressRange_v2 */
+
+static int cuda_query(const void *p, memclass_range *out) {
+  static const int cls[4] = {MEM_HOST, MEM_PINNED, MEM_DEVICE, MEM_MANAGED};
+  cuda_attr a = {0};
+  uintptr_t base;
+  size_t size;
+  if (cu_attr(&a, p) != 0 || a.type < 0 || a.type > 3) return -1;
+  out->cls = cls[a.type];
+  out->lo = (uintptr_t)p & ~(MC_PAGE - 1), out->hi = out->lo + MC_PAGE;
+  if (a.type >= 2 && cu_range && cu_range(&base, &size, (uintptr_t)p) == 0)
+    out->lo = base, out->hi = base + size;
+  return 0;
+}
+
+/* Load the CUDA runtime; 1 if it is there and sees a device. */
+static int cuda_load(void) {
+  static const char *const libs[] = {"libcudart.so", "libcudart.so.13", "libcudart.so.12", NULL};
+  void *h = NULL, *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  for (int i = 0; libs[i] && !h; i++) h = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
+  int (*count)(int *) = h ? (int (*)(int *))dlsym(h, "cudaGetDeviceCount") : NULL;
+  int n = 0;
+  cu_attr = h ? (int (*)(cuda_attr *, const void *))dlsym(h, "cudaPointerGetAttributes") : NULL;
+  if (drv) cu_range = (int (*)(uintptr_t *, size_t *, uintptr_t))dlsym(drv, "cuMemGetAddressRange_v2");
+  return count && cu_attr && count(&n) == 0 && n > 0;
+}
+
+int memclass_cuda(void) {
+  int s = atomic_load_explicit(&memclass_state, memory_order_acquire);
+  if (s) return s == 2;
+  pthread_mutex_lock(&mc.lock);
+  if (!(s = atomic_load(&memclass_state))) {
+    s = cuda_load() ? 2 : 1;
+    if (s == 2 && !mc.query) mc.query = cuda_query;
+    atomic_store_explicit(&memclass_state, s, memory_order_release);
+  }
+  pthread_mutex_unlock(&mc.lock);
+  return s == 2;
+}
+
+/* ---- the cache ---- */
+
+/* The cached class of p, or -1; a consistent snapshot (sequence lock). */
+static int cached(uintptr_t p) {
+  for (;;) {
+    unsigned q = atomic_load_explicit(&mc.seq, memory_order_acquire);
+    int found = -1;
+    if (q & 1) {
+      sched_yield();
+      continue;
+    }
+    for (int i = 0; i < MC_SLOTS && found < 0; i++) {
+      uintptr_t lo = atomic_load_explicit(&mc.s[i].lo, memory_order_relaxed);
+      uintptr_t hi = atomic_load_explicit(&mc.s[i].hi, memory_order_relaxed);
+      if (p >= lo && p < hi) found = atomic_load_explicit(&mc.s[i].cls, memory_order_relaxed);
+    }
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&mc.seq, memory_order_relaxed) == q) return found;
+  }
+}
+
+/* Writers (under mc.lock): begin and end a change of the slots. */
+static void write_begin(void) {
+  atomic_fetch_add_explicit(&mc.seq, 1, memory_order_relaxed);
+  atomic_thread_fence(memory_order_release);
+}
+static void write_end(void) { atomic_fetch_add_explicit(&mc.seq, 1, memory_order_release); }
+
+/* Empty the slots overlapping [lo, hi) (under mc.lock, inside a write). */
+static void drop(uintptr_t lo, uintptr_t hi) {
+  for (int i = 0; i < MC_SLOTS; i++)
+    if (atomic_load(&mc.s[i].lo) < hi && lo < atomic_load(&mc.s[i].hi))
+      atomic_store(&mc.s[i].lo, 0), atomic_store(&mc.s[i].hi, 0);
+}
+
+int memclass_lookup(const void *ptr) {
+  uintptr_t p = (uintptr_t)ptr;
+  if (!memclass_cuda() && !mc.query) return MEM_HOST;
+  int c = cached(p);
+  if (c >= 0) return c;
+  memclass_range r;
+  pthread_mutex_lock(&mc.lock);
+  atomic_fetch_add_explicit(&mc.misses, 1, memory_order_relaxed);
+  if (!mc.query || mc.query(ptr, &r) != 0 || r.hi <= p || r.lo > p) {
+    pthread_mutex_unlock(&mc.lock);
+    return MEM_HOST;
+  }
+  write_begin();
+  drop(r.lo, r.hi);
+  mc_slot *s = &mc.s[mc.next++ % MC_SLOTS];
+  atomic_store(&s->lo, r.lo), atomic_store(&s->cls, r.cls), atomic_store(&s->hi, r.hi);
+  write_end();
+  pthread_mutex_unlock(&mc.lock);
+  return r.cls;
+}
+
+void memclass_forget(const void *p, size_t len) {
+  pthread_mutex_lock(&mc.lock);
+  write_begin();
+  drop((uintptr_t)p, (uintptr_t)p + (len ? len : 1));
+  write_end();
+  pthread_mutex_unlock(&mc.lock);
+}
+
+void memclass_set_query(memclass_query_fn q) {
+  pthread_mutex_lock(&mc.lock);
+  write_begin();
+  drop(0, UINTPTR_MAX);
+  mc.next = 0;
+  mc.query = q;
+  atomic_store(&mc.misses, 0);
+  write_end();
+  atomic_store(&memclass_state, q ? 2 : 0);
+  pthread_mutex_unlock(&mc.lock);
+}
+
+long long memclass_misses(void) { return atomic_load(&mc.misses); }

@@ -1,0 +1,56 @@
+/* memclass.h - which kind of memory a buffer is: host, or CUDA device,
+ * managed or pinned host memory.
+ *
+ * The CUDA runtime is loaded at run time (dlopen libcudart) on first use:
+ * collc has no link-time CUDA dependency. Without it, or without a GPU,
+ * every pointer is host memory and the check is one load and a branch.
+ * With it, answers come from a small range cache (16 ranges, most recent
+ * replaced round robin): a hit costs a short scan and no driver call; a
+ * miss asks cudaPointerGetAttributes once (and the driver's address range
+ * of a CUDA allocation, so the whole allocation is cached; an ordinary host
+ * pointer caches its page). Entries are dropped by memclass_forget (what a
+ * hook on cudaFree must call: a freed range reallocated as another kind is
+ * otherwise answered from the cache). Thread-safe (a sequence lock). */
+#ifndef COLLC_MEMCLASS_H
+#define COLLC_MEMCLASS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdatomic.h>
+
+enum { MEM_HOST = 0, MEM_PINNED, MEM_DEVICE, MEM_MANAGED, MEM_CLASSES };
+
+/* Memory classes that host code may read and write directly. */
+static inline int memclass_host_ok(int cls) { return cls != MEM_DEVICE; }
+
+/* What the memory at p is: class, and the range [lo, hi) it holds for. 0,
+ * or -1 (the query failed: host memory is assumed, nothing cached). */
+typedef struct {
+  int cls;
+  uintptr_t lo, hi;
+} memclass_range;
+typedef int (*memclass_query_fn)(const void *p, memclass_range *out);
+
+extern atomic_int memclass_state; /* 0 not probed, 1 no CUDA, 2 CUDA (see memclass_of) */
+
+/* The class of p, from the cache (memclass.c). */
+int memclass_lookup(const void *p);
+
+/* The class of the memory at p (NULL, MPI_IN_PLACE, MPI_BOTTOM: host). */
+static inline int memclass_of(const void *p) {
+  int s = atomic_load_explicit(&memclass_state, memory_order_relaxed);
+  if (s == 1 || (uintptr_t)p < 4096) return MEM_HOST;
+  return memclass_lookup(p);
+}
+
+/* Drop cached ranges that overlap [p, p + len) (a free hook's call). */
+void memclass_forget(const void *p, size_t len);
+/* Test hook: answer misses with q instead of CUDA (NULL: back to probing);
+ * empties the cache and the counters. */
+void memclass_set_query(memclass_query_fn q);
+/* Cache misses since the last memclass_set_query. */
+long long memclass_misses(void);
+/* Whether the CUDA runtime is loaded and sees a GPU (probes once). */
+int memclass_cuda(void);
+
+#endif
