@@ -325,6 +325,11 @@ run_case "openmpi/nonblocking preload stats (iallreduce recexch) np=6" 120 expec
 run_case "openmpi/nonblocking preload rule (ireduce tree) np=2" 120 expect_stats \
   '^collc-stats: ireduce tree calls=[1-9]' env COLLC_STATS=1 \
   "${OMPIRUN[@]}" 2 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_nonblocking_preload"
+# ... and a tuning file's row for (blocking) reduce does not hide it.
+run_case "openmpi/nonblocking preload rule under a tuning file (ireduce tree) np=2" 120 \
+  expect_stats '^collc-stats: ireduce tree calls=[1-9][0-9]* bytes=[0-9]+ from=builtin' env \
+  COLLC_STATS=1 COLLC_TUNING="$PWD/tests/data/reduce_native_p2.json" \
+  "${OMPIRUN[@]}" 2 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_nonblocking_preload"
 # COLLC_ALLREDUCE=hier before any blocking call: the nonblocking calls are native, with a warning.
 run_case "openmpi/nonblocking preload COLLC_ALLREDUCE=hier unset: native np=4" 120 expect_stats \
   '^collc-stats: iallreduce native calls=110 ' \

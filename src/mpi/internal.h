@@ -274,8 +274,10 @@ void guard_print(void);
 /* Default algorithm text for spec (select.c); *src: the row's source
  * (SRC_TUNING, SRC_BUILTIN; SRC_NONE: no row, "native"). */
 const char *select_default(const collc_spec *s, int *src);
-/* The rule for s as a nonblocking call: its own rows too, and node-aware
- * rows only if node_ready (a blocking call has set up what they need). */
+/* The rule for s as a nonblocking call: its own rows (nb) first, then the
+ * others (a tuning file's rows, measured blocking, do not hide the ones
+ * measured nonblocking), node-aware rows only if node_ready (a blocking
+ * call has set up what they need). */
 const char *select_nonblocking(const collc_spec *s, int node_ready, int *src);
 /* The bytes the rule compares: per block (all-to-all, allgather) or per vector. */
 long long select_bytes(const collc_spec *s);

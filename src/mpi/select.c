@@ -50,9 +50,9 @@ static const char *row_algo(const rule *R, const collc_spec *s) {
   return coll_reduces(s->coll) && !s->commutative && R->noncomm[0] ? R->noncomm : R->algo;
 }
 
-/* The first row for s, a nonblocking call (nb) or not; with shared (the
- * layout assumed to allow node-aware rows) or not (those only where they
- * fit s's layout). NULL: none. */
+/* The first row for s among the nonblocking-only rows (nb) or the others;
+ * with shared (the layout assumed to allow node-aware rows) or not (those
+ * only where they fit s's layout). NULL: none. */
 static const rule *first_row(const collc_spec *s, int assume_shared, int nb) {
   int n;
   const rule *rules = rules_get(&n); /* (this library's rows only) */
@@ -60,7 +60,7 @@ static const rule *first_row(const collc_spec *s, int assume_shared, int nb) {
   for (int i = 0; i < n; i++) {
     const rule *R = &rules[i];
     const char *a = row_algo(R, s);
-    if (R->nb > nb) continue;
+    if (R->nb != nb) continue;
     if (R->coll == s->coll && s->p >= R->pmin && s->p <= R->pmax &&
         b >= R->bmin && b <= R->bmax && ((assume_shared && node_aware(s->coll, a)) || fits(a, s)))
       return R;
@@ -81,7 +81,8 @@ const char *select_default(const collc_spec *s, int *src) {
 const char *select_nonblocking(const collc_spec *s, int node_ready, int *src) {
   collc_spec t = *s;
   if (!node_ready) t.layout = NULL; /* (the node-aware rows do not fit) */
-  return row_text(first_row(&t, 0, 1), &t, src);
+  const rule *R = first_row(&t, 0, 1); /* (measured nonblocking: before any file's others) */
+  return row_text(R ? R : first_row(&t, 0, 0), &t, src);
 }
 
 int select_may_share(const collc_spec *s) {
