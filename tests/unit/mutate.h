@@ -31,4 +31,19 @@ static inline void insert_ins(collc_prog *P, int a, collc_instr I) {
   P->nins++;
 }
 
+/* Remove the posting instruction at a, keeping the slots well-formed: later
+ * posts of its batch move down one slot and the batch's WAIT waits one less. */
+static inline void drop_post(collc_prog *P, int a) {
+  int slot = P->ins[a].slot;
+  delete_ins(P, a);
+  for (int b = a; b < P->nins; b++) {
+    collc_instr *I = &P->ins[b];
+    if (I->op == COLLC_OP_WAIT) {
+      I->n--;
+      return;
+    }
+    if ((ops_flags(I->op) & OPF_POSTS) && I->slot > slot) I->slot--;
+  }
+}
+
 #endif

@@ -130,20 +130,6 @@ static void expect_caught(const char *what, const char *algo, int p, int k,
   free_all(&G);
 }
 
-/* Remove the posting instruction at a of P, and one from its batch's WAIT. */
-static void drop_post(collc_prog *P, int a) {
-  int slot = P->ins[a].slot;
-  delete_ins(P, a);
-  for (int b = a; b < P->nins; b++) {
-    collc_instr *I = &P->ins[b];
-    if (I->op == COLLC_OP_WAIT) {
-      I->n--;
-      return;
-    }
-    if ((ops_flags(I->op) & OPF_POSTS) && I->slot > slot) I->slot--;
-  }
-}
-
 /* dissem p=8: rank 7 never tells rank 0 in round 1 (its SEND and rank 0's
  * RECV go): 6 -> 0 in round 2 knew 5, 6 and 4 -> 0 in round 3 knew 1..4,
  * so 0 leaves not knowing 7; so does 2 (it heard of 7 only through 0). */

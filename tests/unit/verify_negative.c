@@ -77,21 +77,6 @@ static void still_wellformed(const char *what, collc_prog *P) {
   CHECK(prog_finalize(P) == 0, "%s: mutation not well-formed: %s", what, P->errmsg);
 }
 
-/* Remove the posting instruction at a, keeping the slots well-formed: later
- * posts of its batch move down one slot and the batch's WAIT waits one less. */
-static void drop_post(collc_prog *P, int a) {
-  int slot = P->ins[a].slot;
-  delete_ins(P, a);
-  for (int b = a; b < P->nins; b++) {
-    collc_instr *I = &P->ins[b];
-    if (I->op == COLLC_OP_WAIT) {
-      I->n--;
-      return;
-    }
-    if (ops_flags(I->op) & OPF_POSTS && I->slot > slot) I->slot--;
-  }
-}
-
 /* Pairwise p=4: rank 1's first RECV names rank 2 instead of rank 0. */
 static void case_wrong_peer(void) {
   progs G;
