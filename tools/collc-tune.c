@@ -65,9 +65,9 @@ static const char *const extra[COLLC_COLL_COUNT] = {
                             "torus:d=2:linear;torus:d=3:native;torus:d=3:linear;"
                             "torus:d=4:native;torus:d=4:linear;hier;shm",
     [COLLC_COLL_ALLREDUCE] = "tree:3;tree:4;recexch:flat",
-    [COLLC_COLL_REDUCE_SCATTER_BLOCK] = "recexch:flat",
+    [COLLC_COLL_REDUCE_SCATTER_BLOCK] = "recexch:flat;hier:node=copyin",
     [COLLC_COLL_ALLGATHER] = "recexch:flat",
-    [COLLC_COLL_REDUCE] = "tree:3;tree:4;hier:net=tree:3",
+    [COLLC_COLL_REDUCE] = "tree:3;tree:4;hier:net=tree:3;hier:node=copyin",
     [COLLC_COLL_BCAST] = "tree:3;tree:4;hier:net=tree:3",
 };
 
