@@ -42,6 +42,7 @@
 #include <string.h>
 #include "collc.h"
 #include "algo/algo.h"
+#include "check/guidelines.h"
 #include "check/simulate.h"
 #include "mpi/internal.h"
 #include "plan/tuning.h"
@@ -321,15 +322,10 @@ static double ratio(const point *P, int v, int m) {
 /* Whether P's candidate v is at least 5% faster than native in mode m,
  * with one-sided 95% significance: the Mann-Whitney test of native's
  * samples against 1.05 x the candidate's (robust to this machine's
- * outliers; z > 1.645 in the normal approximation). */
+ * outliers). */
 static int faster(const point *P, int v, int m) {
   const acc *n = &P->m[0][m], *c = &P->m[v][m];
-  double u = 0, n1 = n->n, n2 = c->n;
-  if (n1 < 2 || n2 < 2) return 0;
-  for (int i = 0; i < n->n; i++)
-    for (int j = 0; j < c->n; j++)
-      u += n->x[i] > 1.05 * c->x[j] ? 1 : n->x[i] == 1.05 * c->x[j] ? 0.5 : 0;
-  return (u - n1 * n2 / 2) / sqrt(n1 * n2 * (n1 + n2 + 1) / 12) > 1.645;
+  return gl_greater(n->x, n->n, c->x, c->n, 1.05);
 }
 
 /* P's decision: the candidate fastest in its slower mode (P->best), taken
@@ -483,10 +479,58 @@ static json_t *machine_json(void) {
   return json_pack("{s:s,s:i,s:i}", "hwloc", hw, "nodes", nodes, "ranks_per_node", most);
 }
 
+#define MAXVIOL 64 /* guideline violations kept per implementation and mode */
+
+/* The guideline table of runs C[n]: each OK point's samples in mode m of
+ * native (who 0) or of collc's decision (who 1) into t; its length. */
+static int gl_table(const coll_run *C, int n, int who, int m, gl_point *t) {
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < C[i].npt && k < COLLC_COLL_COUNT * MAXCLS; j++) {
+      const point *P = &C[i].pt[j];
+      int v = who ? P->pick : 0;
+      if (!P->nv || P->status[v] != V_OK) continue;
+      t[k++] = (gl_point){.coll = C[i].c->coll, .bytes = P->bytes, .x = P->m[v][m].x,
+                          .n = P->m[v][m].n};
+    }
+  return k;
+}
+
+/* The guideline violations of runs C[n] at p ranks, for native and collc in
+ * both modes, as a JSON array (each printed on stderr by rank 0; skipped
+ * rules named once, with their reason). */
+static json_t *guidelines(const coll_run *C, int n, int p, int rank) {
+  static const char *const who[2] = {"native", "collc"};
+  static gl_point t[COLLC_COLL_COUNT * MAXCLS];
+  gl_violation v[MAXVIOL];
+  json_t *a = json_array();
+  for (int r = 0; r < gl_rule_count() && rank == 0; r++)
+    if (gl_rule_skipped(r))
+      fprintf(stderr, "collc-tune: guideline %s: skipped: %s\n", gl_rule_name(r),
+              gl_rule_skipped(r));
+  for (int w = 0; w < 2; w++)
+    for (int m = 0; m < MODES; m++) {
+      int k = gl_table(C, n, w, m, t), nv = gl_check(t, k, p, v, MAXVIOL);
+      for (int i = 0; i < nv && i < MAXVIOL; i++) {
+        char line[256];
+        gl_format(&v[i], who[w], mode_names[m], line, sizeof line);
+        if (rank == 0) fprintf(stderr, "collc-tune: guideline violated: %s\n", line);
+        json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s,s:I,s:f,s:s,s:f,s:s}", "impl",
+                                           who[w], "mode", mode_names[m], "rule",
+                                           gl_rule_name(v[i].rule), "coll",
+                                           coll_name(v[i].coll), "bytes",
+                                           (json_int_t)v[i].bytes, "us", v[i].lhs * 1e6,
+                                           "mockup", v[i].mock, "mockup_us", v[i].rhs * 1e6,
+                                           "text", line));
+      }
+    }
+  return a;
+}
+
 /* Rank 0: write the tuning file of runs C[n] (machine, calibration text
  * cal, every point, the rows); 0 or -1. */
 static int write_file(const options *o, const coll_run *C, int n, int p, json_t *mach,
-                      const char *cal) {
+                      const char *cal, json_t *gl) {
   static tune_row rows[TUNE_MAX_ROWS];
   char lib[256];
   int nrows = 0;
@@ -500,6 +544,7 @@ static int write_file(const options *o, const coll_run *C, int n, int p, json_t 
                                                "budget_s", o->budget, "min_reps", o->min_reps,
                                                "max_reps", o->max_reps));
   json_object_set_new(doc, "points", pts);
+  json_object_set_new(doc, "guidelines", gl);
   json_object_set_new(doc, "rules", tune_rows_json(rows, nrows));
   int rc = id > 0 && !json_dump_file(doc, o->out, JSON_INDENT(1)) ? 0 : -1;
   json_decref(doc);
@@ -552,10 +597,10 @@ int main(int argc, char **argv) {
     total += runs[i].npt;
   }
   for (int i = 0; i < o.ncolls; i++) wrong += tune_coll(&runs[i], &o, &M, &done, total, t0, end);
-  json_t *mach = machine_json();
-  int ok = rank != 0 || write_file(&o, runs, o.ncolls, p, mach, cal) == 0;
+  json_t *mach = machine_json(), *gl = guidelines(runs, o.ncolls, p, rank);
+  int ok = rank != 0 || write_file(&o, runs, o.ncolls, p, mach, cal, gl) == 0;
   if (rank == 0) summary(runs, o.ncolls, p, MPI_Wtime() - t0, o.out, ok);
-  else json_decref(mach);
+  else json_decref(mach), json_decref(gl);
   MPI_Finalize();
   return wrong ? 3 : ok ? 0 : 2;
 }
