@@ -11,6 +11,12 @@
  *   --quick     three size classes (1 B, 1 KB, 100 KB), the two most promising
  *               candidates per size, 3 to 10 repetitions
  *
+ *   collc-tune [--export-ompi FILE] [--export-mpich FILE] TUNING-FILE...
+ *               no measurement: the native algorithm fastest per size over
+ *               the files (runs each forcing one, bench/tune-native.sh) as
+ *               an Open MPI dynamic rules file, an MPICH CSEL JSON file
+ *               (tune_export.h)
+ *
  * For each collective and size class (half decades from 1 B), the
  * candidates are collc-bench's variants of the collective (registry
  * algorithms with factor lists for p, torus dims d = 2..4 and components,
@@ -31,7 +37,11 @@
  * the geometric midpoints between measured sizes (the last row ends a
  * quarter decade above the largest measured size, the first starts at 0),
  * for this p only. Every decision is a row, native ones too: they come
- * before the built-in rows. Progress lines (stderr) estimate the time
+ * before the built-in rows. The performance guidelines (check/guidelines.h)
+ * are checked over the measured points, for native and for collc's
+ * decisions, in both modes: each violation printed (stderr) and written
+ * into the file ("guidelines"), with the native configuration measured
+ * ("native": the forced algorithm per collective, or "default"). Progress lines (stderr) estimate the time
  * left; a summary table ends the run (stdout). Exit status 0, 2 (bad
  * arguments, no file written), 3 (a WRONG variant result: never used). */
 #include <hwloc.h>
@@ -49,6 +59,7 @@
 #include "bench_colls.h"
 #include "bench_time.h"
 #include "bench_calibrate.h"
+#include "tune_export.h"
 
 #define MAXCAND 48 /* candidates of a collective */
 #define MAXKEEP 3  /* timed per size class besides native */
@@ -77,7 +88,9 @@ typedef struct {
   int ncolls, quick, keep, min_reps, max_reps;
   long long maxbytes;
   double budget;
-  const char *out;
+  const char *out, *x_ompi, *x_mpich; /* --export-ompi, --export-mpich */
+  char **files;                       /* their tuning files */
+  int nfiles;
 } options;
 
 #define MAXREPS 200 /* samples per variant and mode */
@@ -133,7 +146,8 @@ typedef struct {
 /* Print usage (rank 0). */
 static void usage(void) {
   fprintf(stderr, "usage: mpirun -np P collc-tune [-o FILE] [-C COLLS] [-m MAXBYTES] "
-                  "[--budget SECONDS] [--quick]\n");
+                  "[--budget SECONDS] [--quick]\n"
+                  "       collc-tune [--export-ompi FILE] [--export-mpich FILE] TUNING-FILE...\n");
 }
 
 /* Parse argv into o; 0, or -1 (bad arguments). */
@@ -148,6 +162,9 @@ static int parse_options(int argc, char **argv, options *o) {
     else if (!strcmp(a, "-C") && v) colls = argv[++i];
     else if (!strcmp(a, "-m") && v) o->maxbytes = strtoll(argv[++i], &end, 10);
     else if (!strcmp(a, "--budget") && v) o->budget = strtod(argv[++i], &end);
+    else if (!strcmp(a, "--export-ompi") && v) o->x_ompi = argv[++i];
+    else if (!strcmp(a, "--export-mpich") && v) o->x_mpich = argv[++i];
+    else if (*a != '-' && !o->nfiles) o->files = &argv[i], o->nfiles = argc - i, i = argc;
     else return -1;
     if (end && (*end || end == argv[i])) return -1;
   }
@@ -155,6 +172,7 @@ static int parse_options(int argc, char **argv, options *o) {
   snprintf(buf, sizeof buf, "%s", colls);
   for (char *s = NULL, *t = strtok_r(buf, ",", &s); t; t = strtok_r(NULL, ",", &s))
     if (o->ncolls == COLLC_COLL_COUNT || !(o->colls[o->ncolls++] = bc_find(t))) return -1;
+  if (o->nfiles && !o->x_ompi && !o->x_mpich) return -1; /* (files only to export) */
   if (o->budget < 0) o->budget = o->quick ? 20 : 600;
   o->keep = o->quick ? 2 : MAXKEEP;
   o->min_reps = o->quick ? 3 : 10, o->max_reps = o->quick ? 10 : MAXREPS;
@@ -543,6 +561,7 @@ static int write_file(const options *o, const coll_run *C, int n, int p, json_t 
   json_object_set_new(doc, "method", json_pack("{s:b,s:f,s:i,s:i}", "quick", o->quick,
                                                "budget_s", o->budget, "min_reps", o->min_reps,
                                                "max_reps", o->max_reps));
+  json_object_set_new(doc, "native", xp_native_json(lib));
   json_object_set_new(doc, "points", pts);
   json_object_set_new(doc, "guidelines", gl);
   json_object_set_new(doc, "rules", tune_rows_json(rows, nrows));
@@ -584,6 +603,11 @@ int main(int argc, char **argv) {
     if (rank == 0) usage();
     MPI_Finalize();
     return 2;
+  }
+  if (o.x_ompi || o.x_mpich) { /* (no measurement: rank 0 folds the files) */
+    int rc = rank == 0 ? xp_export(o.x_ompi, o.x_mpich, o.files, o.nfiles) : 0;
+    MPI_Finalize();
+    return rc;
   }
   double t0 = MPI_Wtime(), end = t0 + o.budget;
   PMPI_Bcast(&end, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
