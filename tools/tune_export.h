@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ir/ir.h"
+#include "plan/tuning.h"
 
 /* A collective in both libraries' selection: Open MPI's COLLTYPE id,
  * whether its rules count the whole p-block message (collc counts one
@@ -39,11 +40,12 @@ static const xp_coll xp_colls[] = {
 #define XP_MAXPT 64 /* sizes of a collective */
 
 /* The environment variable that forces collective c's native algorithm in
- * library lib ("Open MPI": OMPI_MCA_coll_tuned_<coll>_algorithm, else
+ * library lib (a name or version text; Open MPI:
+ * OMPI_MCA_coll_tuned_<coll>_algorithm, else
  * MPIR_CVAR_<COLL>_INTRA_ALGORITHM) into buf. */
 static void xp_env_name(const char *lib, int c, char *buf, size_t len) {
   const char *n = coll_name(c);
-  if (!strcmp(lib, "Open MPI")) {
+  if (tune_lib_of(lib) == TUNE_LIB_OPEN_MPI) {
     snprintf(buf, len, "OMPI_MCA_coll_tuned_%s_algorithm", n);
     return;
   }
@@ -175,10 +177,11 @@ static const struct {
 };
 
 /* {"algorithm=MPIR_<coll>_intra_<a>": {}}. */
+static json_t *xp_named(const char *fn, const char *a);
 static json_t *xp_leaf(const xp_coll *x, const char *a) {
-  char k[160];
-  snprintf(k, sizeof k, "algorithm=MPIR_%s_intra_%s", x->mpich, a);
-  return json_pack("{s:{}}", k);
+  char intra[80];
+  snprintf(intra, sizeof intra, "intra_%s", a);
+  return xp_named(x->mpich, intra);
 }
 
 /* MPICH's CSEL node for algorithm a of table row x: the algorithm, behind
@@ -197,10 +200,85 @@ static json_t *xp_mpich_algo(const xp_coll *x, const char *a) {
   return n;
 }
 
+/* The rest of MPICH's collectives, which a CSEL file must also serve
+ * (MPICH asserts on a call its file has no row for): one algorithm that
+ * always fits per communicator kind, "allcomm" ones for both (inter NULL);
+ * inplace: the intra one for MPI_IN_PLACE where the other does not take it. */
+static const struct {
+  const char *coll, *fn, *intra, *inter, *inplace;
+} xp_rest[] = {
+    {"allgatherv", "Allgatherv", "allcomm_nb", NULL, NULL},
+    {"alltoallv", "Alltoallv", "allcomm_nb", NULL, NULL},
+    {"alltoallw", "Alltoallw", "allcomm_nb", NULL, NULL},
+    {"exscan", "Exscan", "allcomm_nb", NULL, NULL},
+    {"gather", "Gather", "allcomm_nb", NULL, NULL},
+    {"gatherv", "Gatherv", "allcomm_linear", NULL, NULL},
+    {"reduce_scatter", "Reduce_scatter", "allcomm_nb", NULL, NULL},
+    {"scan", "Scan", "allcomm_nb", NULL, NULL},
+    {"scatter", "Scatter", "allcomm_nb", NULL, NULL},
+    {"scatterv", "Scatterv", "allcomm_linear", NULL, NULL},
+    {"neighbor_allgather", "Neighbor_allgather", "allcomm_nb", NULL, NULL},
+    {"neighbor_allgatherv", "Neighbor_allgatherv", "allcomm_nb", NULL, NULL},
+    {"neighbor_alltoall", "Neighbor_alltoall", "allcomm_nb", NULL, NULL},
+    {"neighbor_alltoallv", "Neighbor_alltoallv", "allcomm_nb", NULL, NULL},
+    {"neighbor_alltoallw", "Neighbor_alltoallw", "allcomm_nb", NULL, NULL},
+    {"iallgather", "Iallgather", "intra_sched_ring", "inter_sched_local_gather_remote_bcast", NULL},
+    {"iallgatherv", "Iallgatherv", "intra_sched_ring", "inter_sched_remote_gather_local_bcast",
+     NULL},
+    {"iallreduce", "Iallreduce", "intra_sched_naive", "inter_sched_remote_reduce_local_bcast", NULL},
+    {"ialltoall", "Ialltoall", "intra_sched_brucks", "inter_sched_pairwise_exchange",
+     "intra_sched_inplace"},
+    {"ialltoallv", "Ialltoallv", "intra_sched_blocked", "inter_sched_pairwise_exchange",
+     "intra_sched_inplace"},
+    {"ialltoallw", "Ialltoallw", "intra_sched_blocked", "inter_sched_pairwise_exchange",
+     "intra_sched_inplace"},
+    {"ibarrier", "Ibarrier", "intra_sched_recursive_doubling", "inter_sched_bcast", NULL},
+    {"ibcast", "Ibcast", "intra_sched_binomial", "inter_sched_flat", NULL},
+    {"iexscan", "Iexscan", "intra_sched_recursive_doubling", NULL, NULL},
+    {"igather", "Igather", "intra_sched_binomial", "inter_sched_long", NULL},
+    {"igatherv", "Igatherv", "allcomm_sched_linear", NULL, NULL},
+    {"ineighbor_allgather", "Ineighbor_allgather", "allcomm_sched_linear", NULL, NULL},
+    {"ineighbor_allgatherv", "Ineighbor_allgatherv", "allcomm_sched_linear", NULL, NULL},
+    {"ineighbor_alltoall", "Ineighbor_alltoall", "allcomm_sched_linear", NULL, NULL},
+    {"ineighbor_alltoallv", "Ineighbor_alltoallv", "allcomm_sched_linear", NULL, NULL},
+    {"ineighbor_alltoallw", "Ineighbor_alltoallw", "allcomm_sched_linear", NULL, NULL},
+    {"ireduce", "Ireduce", "intra_sched_binomial", "inter_sched_local_reduce_remote_send", NULL},
+    {"ireduce_scatter", "Ireduce_scatter", "intra_sched_recursive_doubling",
+     "inter_sched_remote_reduce_local_scatterv", NULL},
+    {"ireduce_scatter_block", "Ireduce_scatter_block", "intra_sched_recursive_doubling",
+     "inter_sched_remote_reduce_local_scatterv", NULL},
+    {"iscan", "Iscan", "intra_sched_recursive_doubling", NULL, NULL},
+    {"iscatter", "Iscatter", "intra_sched_binomial", "inter_sched_linear", NULL},
+    {"iscatterv", "Iscatterv", "allcomm_sched_linear", NULL, NULL},
+};
+
+/* {"algorithm=MPIR_<fn>_<a>": {}}. */
+static json_t *xp_named(const char *fn, const char *a) {
+  char k[160];
+  snprintf(k, sizeof k, "algorithm=MPIR_%s_%s", fn, a);
+  return json_pack("{s:{}}", k);
+}
+
+/* xp_rest's rows into doc. */
+static void xp_mpich_rest(json_t *doc) {
+  for (size_t i = 0; i < sizeof xp_rest / sizeof xp_rest[0]; i++) {
+    char k[80];
+    json_t *n = xp_named(xp_rest[i].fn, xp_rest[i].intra);
+    if (xp_rest[i].inplace)
+      n = json_pack("{s:o,s:o}", "is_sendbuf_inplace=yes", xp_named(xp_rest[i].fn, xp_rest[i].inplace),
+                    "is_sendbuf_inplace=no", n);
+    if (xp_rest[i].inter)
+      n = json_pack("{s:o,s:o}", "comm_type=intra", n, "comm_type=inter",
+                    xp_named(xp_rest[i].fn, xp_rest[i].inter));
+    snprintf(k, sizeof k, "collective=%s", xp_rest[i].coll);
+    json_object_set_new(doc, k, n);
+  }
+}
+
 /* Write T as an MPICH CSEL JSON file: per collective of the table, intra
  * communicators of up to p ranks by average message size (the measured
- * algorithm up to the midpoint to the next size), every other case the
- * table's fallback. */
+ * algorithm up to the midpoint to the next size), other intra ones the
+ * table's fallback, inter ones the nonblocking algorithm; then xp_rest. */
 static int xp_write_mpich(const xp_table *T, const char *f) {
   json_t *doc = json_object();
   for (int i = 0; i < XP_NCOLL; i++) {
@@ -218,9 +296,11 @@ static int xp_write_mpich(const xp_table *T, const char *f) {
     else json_decref(sizes);
     json_object_set_new(intra, "comm_size=any", xp_mpich_algo(x, x->mpich_fallback));
     json_object_set_new(top, "comm_type=intra", intra);
+    json_object_set_new(top, "comm_type=inter", xp_named(x->mpich, "allcomm_nb"));
     snprintf(k, sizeof k, "collective=%s", coll_name(x->coll));
     json_object_set_new(doc, k, top);
   }
+  xp_mpich_rest(doc);
   int rc = json_dump_file(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ? -1 : 0;
   json_decref(doc);
   return rc;
