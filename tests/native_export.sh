@@ -7,7 +7,8 @@
 #     fastest at 32 KiB; at 8 B "default", exportable to Open MPI only, as
 #     algorithm 0, else A) plus bcast: the exported
 #     file says, by the sizes, what the points say (checked against the
-#     expected text / with jq);
+#     expected text / with jq); bad input files (not JSON, another p,
+#     missing) make it exit 2 with a message and write nothing;
 #  2. tests/mpi/native_rules_preload under the file: every collective right,
 #     nothing on stderr; Open MPI: the allreduce's rounding (p = 3, 32 KiB)
 #     is that of the file's algorithm forced through
@@ -39,6 +40,13 @@ if [[ $lib == "Open MPI" ]]; then
   np=3
   mk $np 4 4 30 >"$dir/a.json" && mk $np 3 5 20 >"$dir/b.json" && mk $np default 1 99 >"$dir/c.json"
   "$build/bin/collc-tune" --export-ompi "$dir/rules.txt" "$dir"/[abc].json || fail "export failed"
+  # bad input: not JSON, another p, no file: exit 2 with a message, nothing written
+  echo garbage >"$dir/g.json" && mk 2 3 1 1 >"$dir/p2.json"
+  for bad in "$dir/g.json" "$dir/p2.json" "$dir/none.json"; do
+    "$build/bin/collc-tune" --export-ompi "$dir/x.txt" "$dir/a.json" "$bad" 2>"$dir/err"
+    rc=$?
+    [[ $rc == 2 && -s $dir/err && ! -e $dir/x.txt ]] || fail "$bad: exit $rc, $(cat "$dir/err")"
+  done
   # allreduce (id 2): default (0) from 0 B, 3 from 513 B (the midpoint of 8 and 32768);
   # bcast (id 7): 0
   want=$'2\n2\n1\n3\n2\n0 0 0 0\n513 3 0 0\n7\n1\n3\n1\n0 0 0 0'
