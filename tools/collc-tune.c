@@ -41,7 +41,9 @@
  * are checked over the measured points, for native and for collc's
  * decisions, in both modes: each violation printed (stderr) and written
  * into the file ("guidelines"), with the native configuration measured
- * ("native": the forced algorithm per collective, or "default"). Progress lines (stderr) estimate the time
+ * ("native": the forced algorithm per collective, or "default"); where
+ * native violates one whose mock-up a collc plan realises, that size is
+ * timed again with the plan among its candidates. Progress lines (stderr) estimate the time
  * left; a summary table ends the run (stdout). Exit status 0, 2 (bad
  * arguments, no file written), 3 (a WRONG variant result: never used). */
 #include <hwloc.h>
@@ -545,6 +547,54 @@ static json_t *guidelines(const coll_run *C, int n, int p, int rank) {
   return a;
 }
 
+/* Add text to point P's variants (in place of the last kept candidate
+ * other than P's best when full); 0, or -1 if it is there already. */
+static int add_variant(point *P, const char *text) {
+  for (int v = 1; v < P->nv; v++)
+    if (!strcmp(P->text[v], text)) return -1;
+  int v = P->nv <= MAXKEEP ? P->nv++ : P->best == MAXKEEP ? MAXKEEP - 1 : MAXKEEP;
+  snprintf(P->text[v], TUNE_TEXT_MAX, "%s", text);
+  P->pred_us[v] = NAN;
+  return 0;
+}
+
+/* Where native violates a guideline whose mock-up a collc plan realises
+ * (gl_realise) and that plan fits but was not timed at that size: time the
+ * point again with it among the candidates and decide again (the same 5%
+ * rule). Every rank alike (the samples are the same everywhere); the
+ * budget: each a size class's share. Collective; returns the WRONG met. */
+static int realise(coll_run *C, int n, int p, const options *o, int total) {
+  static gl_point t[COLLC_COLL_COUNT * MAXCLS];
+  gl_violation v[MAXVIOL];
+  int wrong = 0;
+  for (int m = 0; m < MODES; m++) {
+    int nv = gl_check(t, gl_table(C, n, 0, m, t), p, v, MAXVIOL);
+    for (int k = 0; k < nv && k < MAXVIOL; k++) {
+      const char *text = gl_realise(v[k].rule);
+      char canon[TUNE_TEXT_MAX];
+      for (int i = 0; i < n && text; i++)
+        for (int j = 0; j < C[i].npt; j++) {
+          point *P = &C[i].pt[j];
+          collc_spec s = spec_of(C[i].c, p, MPI_COMM_WORLD, P->count, 1);
+          if (C[i].c->coll != v[k].coll || P->bytes != v[k].bytes || !P->nv ||
+              !fits(&s, text, canon, sizeof canon) || add_variant(P, text))
+            continue;
+          bench b;
+          if (bt_open(&b, C[i].c, P->count, 1, 1)) { bt_close(&b); continue; }
+          memset(P->m, 0, sizeof P->m);
+          measure(P, &b, o, MPI_Wtime() + o->budget / total);
+          decide(P);
+          for (int x = 0; x < P->nv; x++) wrong += P->status[x] == V_WRONG;
+          if (b.rank == 0)
+            fprintf(stderr, "collc-tune: %s %lld B timed again with %s (guideline): -> %s\n",
+                    C[i].c->name, P->bytes, text, P->text[P->pick]);
+          bt_close(&b);
+        }
+    }
+  }
+  return wrong;
+}
+
 /* Rank 0: write the tuning file of runs C[n] (machine, calibration text
  * cal, every point, the rows); 0 or -1. */
 static int write_file(const options *o, const coll_run *C, int n, int p, json_t *mach,
@@ -621,6 +671,7 @@ int main(int argc, char **argv) {
     total += runs[i].npt;
   }
   for (int i = 0; i < o.ncolls; i++) wrong += tune_coll(&runs[i], &o, &M, &done, total, t0, end);
+  wrong += realise(runs, o.ncolls, p, &o, total);
   json_t *mach = machine_json(), *gl = guidelines(runs, o.ncolls, p, rank);
   int ok = rank != 0 || write_file(&o, runs, o.ncolls, p, mach, cal, gl) == 0;
   if (rank == 0) summary(runs, o.ncolls, p, MPI_Wtime() - t0, o.out, ok);
