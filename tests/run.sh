@@ -370,6 +370,11 @@ for np in 2 3; do
   run_case "openmpi/collc-tune --quick, the file decides np=$np" 300 \
     tests/tune_mpi.sh "Open MPI" "$OMPI" $np "${OMPIRUN[@]}"
 done
+# Native tuning exported: the rules file collc-tune writes is what Open MPI runs; the driver.
+run_case "openmpi/collc-tune --export-ompi: Open MPI runs the rules np=3" 300 \
+  tests/native_export.sh "Open MPI" "$OMPI" "${OMPIRUN[@]}"
+run_case "openmpi/bench/tune-native.sh --quick allreduce np=2" 300 \
+  tests/tune_native_mpi.sh "Open MPI" "$OMPI"
 
 echo "== MPI tests, MPICH (fewer cases: MPICH is slow when oversubscribed)"
 for np in 1 2 3 5 6 8; do
@@ -487,6 +492,10 @@ for np in 2 3; do
   run_case "mpich/collc-tune --quick, the file decides np=$np" 300 \
     tests/tune_mpi.sh MPICH "$MPICH" $np "${MPICHRUN[@]}"
 done
+run_case "mpich/collc-tune --export-mpich: MPICH runs the CSEL file np=2" 300 \
+  tests/native_export.sh MPICH "$MPICH" "${MPICHRUN[@]}"
+run_case "mpich/bench/tune-native.sh --quick allreduce np=2" 300 \
+  tests/tune_native_mpi.sh MPICH "$MPICH"
 # (the built-in rule's own file is a valid tuning file: its rows are read twice)
 run_case "mpich/valgrind with a tuning file np=2" 300 env COLLC_TUNING="$PWD/tuning/builtin.json" \
   COLLC_STATS=1 COLLC_TEST_QUICK=1 tests/valgrind_leaks.sh "${MPICHRUN[@]}" 2 -- \

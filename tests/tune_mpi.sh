@@ -4,7 +4,8 @@
 # for; LAUNCHER ends with its process-count flag):
 #  1. collc-tune --quick -C allreduce,reduce writes a valid file: format 1, this library,
 #     p = NP, rows for this p only that cover every measured size, a point
-#     per timed variant, the summary table;
+#     per timed variant, the native configuration (default), the guideline
+#     report (each violation slower than its mock-up), the summary table;
 #  2. the library then uses its decisions: collc-bench's default selection at
 #     the measured sizes, with COLLC_TUNING set, must show (COLLC_STATS) for
 #     each size the algorithm of the file's row covering it, from=tuning,
@@ -29,7 +30,9 @@ grep -Eq '^collc-tune: \[[0-9]+/6\] .*about [0-9]+ s left$' <<<"$out" || fail "n
 jq -e --arg lib "$lib" --argjson p "$np" '
   .format == "collc-tuning" and .version == 1 and .mpi.library == $lib and .p == $p and
   (.machine.nodes >= 1) and (.machine.ranks_per_node >= 1) and (.machine.hwloc | length > 0) and
-  (.points | length >= 6) and (.rules | length >= 2) and
+  (.points | length >= 6) and (.rules | length >= 2) and .native.allreduce == "default" and
+  (.guidelines | type == "array") and
+  all(.guidelines[]; (.impl == "native" or .impl == "collc") and .us > .mockup_us) and
   all(.rules[]; .pmin == $p and .pmax == $p and .lib == $lib and .bmin <= .bmax)' "$f" \
   >/dev/null || fail "not a valid tuning file: $(head -c 600 "$f")"
 

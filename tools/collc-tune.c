@@ -11,6 +11,12 @@
  *   --quick     three size classes (1 B, 1 KB, 100 KB), the two most promising
  *               candidates per size, 3 to 10 repetitions
  *
+ *   collc-tune [--export-ompi FILE] [--export-mpich FILE] TUNING-FILE...
+ *               no measurement: the native algorithm fastest per size over
+ *               the files (runs each forcing one, bench/tune-native.sh) as
+ *               an Open MPI dynamic rules file, an MPICH CSEL JSON file
+ *               (tune_export.h)
+ *
  * For each collective and size class (half decades from 1 B), the
  * candidates are collc-bench's variants of the collective (registry
  * algorithms with factor lists for p, torus dims d = 2..4 and components,
@@ -31,7 +37,13 @@
  * the geometric midpoints between measured sizes (the last row ends a
  * quarter decade above the largest measured size, the first starts at 0),
  * for this p only. Every decision is a row, native ones too: they come
- * before the built-in rows. Progress lines (stderr) estimate the time
+ * before the built-in rows. The performance guidelines (check/guidelines.h)
+ * are checked over the measured points, for native and for collc's
+ * decisions, in both modes: each violation printed (stderr) and written
+ * into the file ("guidelines"), with the native configuration measured
+ * ("native": the forced algorithm per collective, or "default"); where
+ * native violates one whose mock-up a collc plan realises, that size is
+ * timed again with the plan among its candidates. Progress lines (stderr) estimate the time
  * left; a summary table ends the run (stdout). Exit status 0, 2 (bad
  * arguments, no file written), 3 (a WRONG variant result: never used). */
 #include <hwloc.h>
@@ -42,12 +54,14 @@
 #include <string.h>
 #include "collc.h"
 #include "algo/algo.h"
+#include "check/guidelines.h"
 #include "check/simulate.h"
 #include "mpi/internal.h"
 #include "plan/tuning.h"
 #include "bench_colls.h"
 #include "bench_time.h"
 #include "bench_calibrate.h"
+#include "tune_export.h"
 
 #define MAXCAND 48 /* candidates of a collective */
 #define MAXKEEP 3  /* timed per size class besides native */
@@ -76,7 +90,9 @@ typedef struct {
   int ncolls, quick, keep, min_reps, max_reps;
   long long maxbytes;
   double budget;
-  const char *out;
+  const char *out, *x_ompi, *x_mpich; /* --export-ompi, --export-mpich */
+  char **files;                       /* their tuning files */
+  int nfiles;
 } options;
 
 #define MAXREPS 200 /* samples per variant and mode */
@@ -132,7 +148,8 @@ typedef struct {
 /* Print usage (rank 0). */
 static void usage(void) {
   fprintf(stderr, "usage: mpirun -np P collc-tune [-o FILE] [-C COLLS] [-m MAXBYTES] "
-                  "[--budget SECONDS] [--quick]\n");
+                  "[--budget SECONDS] [--quick]\n"
+                  "       collc-tune [--export-ompi FILE] [--export-mpich FILE] TUNING-FILE...\n");
 }
 
 /* Parse argv into o; 0, or -1 (bad arguments). */
@@ -147,6 +164,9 @@ static int parse_options(int argc, char **argv, options *o) {
     else if (!strcmp(a, "-C") && v) colls = argv[++i];
     else if (!strcmp(a, "-m") && v) o->maxbytes = strtoll(argv[++i], &end, 10);
     else if (!strcmp(a, "--budget") && v) o->budget = strtod(argv[++i], &end);
+    else if (!strcmp(a, "--export-ompi") && v) o->x_ompi = argv[++i];
+    else if (!strcmp(a, "--export-mpich") && v) o->x_mpich = argv[++i];
+    else if (*a != '-' && !o->nfiles) o->files = &argv[i], o->nfiles = argc - i, i = argc;
     else return -1;
     if (end && (*end || end == argv[i])) return -1;
   }
@@ -154,6 +174,7 @@ static int parse_options(int argc, char **argv, options *o) {
   snprintf(buf, sizeof buf, "%s", colls);
   for (char *s = NULL, *t = strtok_r(buf, ",", &s); t; t = strtok_r(NULL, ",", &s))
     if (o->ncolls == COLLC_COLL_COUNT || !(o->colls[o->ncolls++] = bc_find(t))) return -1;
+  if (o->nfiles && !o->x_ompi && !o->x_mpich) return -1; /* (files only to export) */
   if (o->budget < 0) o->budget = o->quick ? 20 : 600;
   o->keep = o->quick ? 2 : MAXKEEP;
   o->min_reps = o->quick ? 3 : 10, o->max_reps = o->quick ? 10 : MAXREPS;
@@ -321,15 +342,10 @@ static double ratio(const point *P, int v, int m) {
 /* Whether P's candidate v is at least 5% faster than native in mode m,
  * with one-sided 95% significance: the Mann-Whitney test of native's
  * samples against 1.05 x the candidate's (robust to this machine's
- * outliers; z > 1.645 in the normal approximation). */
+ * outliers). */
 static int faster(const point *P, int v, int m) {
   const acc *n = &P->m[0][m], *c = &P->m[v][m];
-  double u = 0, n1 = n->n, n2 = c->n;
-  if (n1 < 2 || n2 < 2) return 0;
-  for (int i = 0; i < n->n; i++)
-    for (int j = 0; j < c->n; j++)
-      u += n->x[i] > 1.05 * c->x[j] ? 1 : n->x[i] == 1.05 * c->x[j] ? 0.5 : 0;
-  return (u - n1 * n2 / 2) / sqrt(n1 * n2 * (n1 + n2 + 1) / 12) > 1.645;
+  return gl_greater(n->x, n->n, c->x, c->n, 1.05);
 }
 
 /* P's decision: the candidate fastest in its slower mode (P->best), taken
@@ -483,10 +499,106 @@ static json_t *machine_json(void) {
   return json_pack("{s:s,s:i,s:i}", "hwloc", hw, "nodes", nodes, "ranks_per_node", most);
 }
 
+#define MAXVIOL 64 /* guideline violations kept per implementation and mode */
+
+/* The guideline table of runs C[n]: each OK point's samples in mode m of
+ * native (who 0) or of collc's decision (who 1) into t; its length. */
+static int gl_table(const coll_run *C, int n, int who, int m, gl_point *t) {
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < C[i].npt && k < COLLC_COLL_COUNT * MAXCLS; j++) {
+      const point *P = &C[i].pt[j];
+      int v = who ? P->pick : 0;
+      if (!P->nv || P->status[v] != V_OK) continue;
+      t[k++] = (gl_point){.coll = C[i].c->coll, .bytes = P->bytes, .x = P->m[v][m].x,
+                          .n = P->m[v][m].n};
+    }
+  return k;
+}
+
+/* The guideline violations of runs C[n] at p ranks, for native and collc in
+ * both modes, as a JSON array (each printed on stderr by rank 0; skipped
+ * rules named once, with their reason). */
+static json_t *guidelines(const coll_run *C, int n, int p, int rank) {
+  static const char *const who[2] = {"native", "collc"};
+  static gl_point t[COLLC_COLL_COUNT * MAXCLS];
+  gl_violation v[MAXVIOL];
+  json_t *a = json_array();
+  for (int r = 0; r < gl_rule_count() && rank == 0; r++)
+    if (gl_rule_skipped(r))
+      fprintf(stderr, "collc-tune: guideline %s: skipped: %s\n", gl_rule_name(r),
+              gl_rule_skipped(r));
+  for (int w = 0; w < 2; w++)
+    for (int m = 0; m < MODES; m++) {
+      int k = gl_table(C, n, w, m, t), nv = gl_check(t, k, p, v, MAXVIOL);
+      for (int i = 0; i < nv && i < MAXVIOL; i++) {
+        char line[256];
+        gl_format(&v[i], who[w], mode_names[m], line, sizeof line);
+        if (rank == 0) fprintf(stderr, "collc-tune: guideline violated: %s\n", line);
+        json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s,s:I,s:f,s:s,s:f,s:s}", "impl",
+                                           who[w], "mode", mode_names[m], "rule",
+                                           gl_rule_name(v[i].rule), "coll",
+                                           coll_name(v[i].coll), "bytes",
+                                           (json_int_t)v[i].bytes, "us", v[i].lhs * 1e6,
+                                           "mockup", v[i].mock, "mockup_us", v[i].rhs * 1e6,
+                                           "text", line));
+      }
+    }
+  return a;
+}
+
+/* Add text to point P's variants (in place of the last kept candidate
+ * other than P's best when full); 0, or -1 if it is there already. */
+static int add_variant(point *P, const char *text) {
+  for (int v = 1; v < P->nv; v++)
+    if (!strcmp(P->text[v], text)) return -1;
+  int v = P->nv <= MAXKEEP ? P->nv++ : P->best == MAXKEEP ? MAXKEEP - 1 : MAXKEEP;
+  snprintf(P->text[v], TUNE_TEXT_MAX, "%s", text);
+  P->pred_us[v] = NAN;
+  return 0;
+}
+
+/* Where native violates a guideline whose mock-up a collc plan realises
+ * (gl_realise) and that plan fits but was not timed at that size: time the
+ * point again with it among the candidates and decide again (the same 5%
+ * rule). Every rank alike (the samples are the same everywhere); the
+ * budget: each a size class's share. Collective; returns the WRONG met. */
+static int realise(coll_run *C, int n, int p, const options *o, int total) {
+  static gl_point t[COLLC_COLL_COUNT * MAXCLS];
+  gl_violation v[MAXVIOL];
+  int wrong = 0;
+  for (int m = 0; m < MODES; m++) {
+    int nv = gl_check(t, gl_table(C, n, 0, m, t), p, v, MAXVIOL);
+    for (int k = 0; k < nv && k < MAXVIOL; k++) {
+      const char *text = gl_realise(v[k].rule);
+      char canon[TUNE_TEXT_MAX];
+      for (int i = 0; i < n && text; i++)
+        for (int j = 0; j < C[i].npt; j++) {
+          point *P = &C[i].pt[j];
+          collc_spec s = spec_of(C[i].c, p, MPI_COMM_WORLD, P->count, 1);
+          if (C[i].c->coll != v[k].coll || P->bytes != v[k].bytes || !P->nv ||
+              !fits(&s, text, canon, sizeof canon) || add_variant(P, text))
+            continue;
+          bench b;
+          if (bt_open(&b, C[i].c, P->count, 1, 1)) { bt_close(&b); continue; }
+          memset(P->m, 0, sizeof P->m);
+          measure(P, &b, o, MPI_Wtime() + o->budget / total);
+          decide(P);
+          for (int x = 0; x < P->nv; x++) wrong += P->status[x] == V_WRONG;
+          if (b.rank == 0)
+            fprintf(stderr, "collc-tune: %s %lld B timed again with %s (guideline): -> %s\n",
+                    C[i].c->name, P->bytes, text, P->text[P->pick]);
+          bt_close(&b);
+        }
+    }
+  }
+  return wrong;
+}
+
 /* Rank 0: write the tuning file of runs C[n] (machine, calibration text
  * cal, every point, the rows); 0 or -1. */
 static int write_file(const options *o, const coll_run *C, int n, int p, json_t *mach,
-                      const char *cal) {
+                      const char *cal, json_t *gl) {
   static tune_row rows[TUNE_MAX_ROWS];
   char lib[256];
   int nrows = 0;
@@ -499,7 +611,9 @@ static int write_file(const options *o, const coll_run *C, int n, int p, json_t 
   json_object_set_new(doc, "method", json_pack("{s:b,s:f,s:i,s:i}", "quick", o->quick,
                                                "budget_s", o->budget, "min_reps", o->min_reps,
                                                "max_reps", o->max_reps));
+  json_object_set_new(doc, "native", xp_native_json(lib));
   json_object_set_new(doc, "points", pts);
+  json_object_set_new(doc, "guidelines", gl);
   json_object_set_new(doc, "rules", tune_rows_json(rows, nrows));
   int rc = id > 0 && !json_dump_file(doc, o->out, JSON_INDENT(1)) ? 0 : -1;
   json_decref(doc);
@@ -540,6 +654,11 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 2;
   }
+  if (o.x_ompi || o.x_mpich) { /* (no measurement: rank 0 folds the files) */
+    int rc = rank == 0 ? xp_export(o.x_ompi, o.x_mpich, o.files, o.nfiles) : 0;
+    MPI_Finalize();
+    return rc;
+  }
   double t0 = MPI_Wtime(), end = t0 + o.budget;
   PMPI_Bcast(&end, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   if (cal_measure(MPI_COMM_WORLD, cal, sizeof cal, desc, sizeof desc) ||
@@ -552,10 +671,11 @@ int main(int argc, char **argv) {
     total += runs[i].npt;
   }
   for (int i = 0; i < o.ncolls; i++) wrong += tune_coll(&runs[i], &o, &M, &done, total, t0, end);
-  json_t *mach = machine_json();
-  int ok = rank != 0 || write_file(&o, runs, o.ncolls, p, mach, cal) == 0;
+  wrong += realise(runs, o.ncolls, p, &o, total);
+  json_t *mach = machine_json(), *gl = guidelines(runs, o.ncolls, p, rank);
+  int ok = rank != 0 || write_file(&o, runs, o.ncolls, p, mach, cal, gl) == 0;
   if (rank == 0) summary(runs, o.ncolls, p, MPI_Wtime() - t0, o.out, ok);
-  else json_decref(mach);
+  else json_decref(mach), json_decref(gl);
   MPI_Finalize();
   return wrong ? 3 : ok ? 0 : 2;
 }
