@@ -507,23 +507,27 @@ expect_each() {
 }
 export -f expect_each
 # tests/fortran/body.inc's calls per rank: 4 of each blocking collective
-# (plain, in place, two persistent starts; bcast: plain, from MPI_BOTTOM, two starts),
-# 1 of each nonblocking one (iallreduce 2). Forced algorithms: collc's plans.
+# (plain, in place, two persistent starts; bcast: plain, from MPI_BOTTOM, two starts;
+# barrier: two plain, two starts), 1 of each nonblocking one (iallreduce 2). Forced
+# algorithms: collc's plans.
 FORT_ALGOS=(COLLC_STATS=1 COLLC_ALLREDUCE=recexch COLLC_REDUCE_SCATTER_BLOCK=recexch
-            COLLC_REDUCE=tree COLLC_ALLGATHER=recexch COLLC_BCAST=tree COLLC_ALLTOALL=bruck)
+            COLLC_REDUCE=tree COLLC_ALLGATHER=recexch COLLC_BCAST=tree COLLC_ALLTOALL=bruck
+            COLLC_BARRIER=dissem)
 FORT_STATS=('^collc-stats: allreduce recexch calls=4 ' '^collc-stats: reduce_scatter_block recexch calls=4 '
             '^collc-stats: reduce tree calls=4 ' '^collc-stats: allgather recexch calls=4 '
             '^collc-stats: alltoall bruck calls=4 ' '^collc-stats: bcast tree calls=4 '
             '^collc-stats: iallreduce recexch calls=2 ' '^collc-stats: ireduce_scatter_block recexch calls=1 '
             '^collc-stats: ireduce tree calls=1 ' '^collc-stats: iallgather recexch calls=1 '
-            '^collc-stats: ialltoall bruck calls=1 ' '^collc-stats: ibcast tree calls=1 ')
+            '^collc-stats: ialltoall bruck calls=1 ' '^collc-stats: ibcast tree calls=1 '
+            '^collc-stats: barrier dissem calls=4 bytes=0' '^collc-stats: ibarrier dissem calls=1 bytes=0')
 for lib in openmpi mpich; do
   if [[ $lib == openmpi ]]; then
     B=$OMPI run=("${OMPIRUN[@]}") nps="1 3 4" pre=(-x LD_PRELOAD="$PWD/$OMPI/libcollc.so")
     envs=(); for e in "${FORT_ALGOS[@]}"; do envs+=(-x "$e"); done
+    bro=(-x COLLC_BARRIER -x COLLC_TEST_BARRIER_EARLY)
     native=()
   else
-    B=$MPICH run=("${MPICHRUN[@]}") nps="3" pre=() envs=() native=(COLLC_TEST_MPICH_NATIVE=1)
+    B=$MPICH run=("${MPICHRUN[@]}") nps="3" pre=() envs=() bro=() native=(COLLC_TEST_MPICH_NATIVE=1)
   fi
   lp=(); [[ $lib == mpich ]] && lp=(LD_PRELOAD="$PWD/$MPICH/libcollc.so")
   for t in mpifh usempi f08; do
@@ -540,6 +544,9 @@ for lib in openmpi mpich; do
     run_case "fortran/$lib $t self-test must fail np=3" 60 bash -c '! "$@"' _ \
       env "${lp[@]+"${lp[@]}"}" COLLC_TEST_BREAK=1 "${run[@]}" 3 "${pre[@]+"${pre[@]}"}" \
       "$B/tests/fortran_$t"
+    run_case "fortran/$lib $t barrier self-test (rank 2 leaves early) must fail np=3" 60 \
+      bash -c '! "$@"' _ env "${lp[@]+"${lp[@]}"}" COLLC_BARRIER=dissem COLLC_TEST_BARRIER_EARLY=2 \
+      "${run[@]}" 3 "${bro[@]+"${bro[@]}"}" "${pre[@]+"${pre[@]}"}" "$B/tests/fortran_$t"
   done
   if [[ -x $B/tests/fortran_mixed ]]; then
     run_case "fortran/$lib mixed C/Fortran requests native np=3" 60 "${run[@]}" 3 \
