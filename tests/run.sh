@@ -370,6 +370,27 @@ for np in 2 3; do
   run_case "openmpi/collc-tune --quick, the file decides np=$np" 300 \
     tests/tune_mpi.sh "Open MPI" "$OMPI" $np "${OMPIRUN[@]}"
 done
+# collc-tune -C barrier: one 0 B class, one row (bmin = bmax = 0, this p), which the
+# library then follows (the truth: the file's row read with jq; collc-bench's default).
+tune_barrier() {
+  local f out a
+  f=$(mktemp /tmp/collc-tune-barrier.XXXXXX)
+  "$@" "$OMPI/bin/collc-tune" --quick -C barrier -o "$f" || return 1
+  a=$(jq -r '[.rules[] | select(.coll == "barrier" and .bmin == 0 and .bmax == 0 and .pmin == 4
+             and .pmax == 4)] | if length == 1 and (.[0].algo | length > 0) then .[0].algo
+             else "NONE" end' "$f" | sed 's/:.*//')
+  out=$(COLLC_STATS=1 COLLC_TUNING=$f "$@" "$OMPI/bin/collc-bench" -C barrier -a default -w 1 -r 3 2>&1)
+  rm -f "$f"
+  echo "$out"
+  [[ $a != NONE ]] && grep -Eq "^collc-stats: barrier $a calls=[0-9]+ bytes=0 from=tuning$" <<<"$out"
+}
+run_case "openmpi/collc-tune -C barrier: one 0 B row, the library follows it np=4" 120 \
+  tune_barrier "${OMPIRUN[@]}" 4
+run_case "openmpi/collc-bench -C barrier: every variant timed np=4" 120 expect_all \
+  '^# collc-bench barrier, p=4, .*100 calls back to back' \
+  '^ +0 +0  native +[0-9.]+ +[0-9.]+ +1.00x' '^ +0 +0  dissem +[0-9.]+ ' '^ +0 +0  flags +[0-9.]+ ' \
+  '^ +0 +0  hier +[0-9.]+ ' '^ +0 +0  shm:dissem +[0-9.]+ ' '^ +0 +0  default +[0-9.]+ ' -- \
+  "${OMPIRUN[@]}" 4 "$OMPI/bin/collc-bench" -C barrier -w 1 -r 5
 
 echo "== MPI tests, MPICH (fewer cases: MPICH is slow when oversubscribed)"
 for np in 1 2 3 5 6 8; do
