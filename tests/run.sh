@@ -129,6 +129,16 @@ for np in 1 2 3 4 5 6 7 8; do
       ${k:+COLLC_NODE_SIZE=$k} "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_barrier"
   done
 done
+# The default rule's barrier rows (tuning/builtin.json, measured: README, Barrier):
+# flags at p = 4, 5, 8 on one node, native at p = 2, 6 and on virtual nodes of 2.
+for spec in "4 flags builtin" "5 flags builtin" "8 flags builtin" "2 native none" "6 native none" \
+  "4 native none 2"; do
+  read -r np algo from k <<<"$spec"
+  run_case "openmpi/barrier default rule np=$np${k:+ node=$k}: $algo" 120 expect_all \
+    "^collc-stats: barrier $algo calls=90 bytes=0 from=$from\$" \
+    "^collc-stats: ibarrier $algo calls=31 bytes=0 from=$from\$" -- \
+    env COLLC_STATS=1 ${k:+COLLC_NODE_SIZE=$k} "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_barrier"
+done
 for spec in "dissem 0" "hier 2" "flags 0"; do
   read -r algo k <<<"$spec"
   run_case "openmpi/barrier $algo broken must fail np=4" 60 bash -c '! "$@"' _ env \
