@@ -129,6 +129,16 @@ for np in 1 2 3 4 5 6 7 8; do
       ${k:+COLLC_NODE_SIZE=$k} "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_barrier"
   done
 done
+# The default rule's barrier rows (tuning/builtin.json, measured: README, Barrier):
+# flags at p = 4, 5, 8 on one node, native at p = 2, 6 and on virtual nodes of 2.
+for spec in "4 flags builtin" "5 flags builtin" "8 flags builtin" "2 native none" "6 native none" \
+  "4 native none 2"; do
+  read -r np algo from k <<<"$spec"
+  run_case "openmpi/barrier default rule np=$np${k:+ node=$k}: $algo" 120 expect_all \
+    "^collc-stats: barrier $algo calls=90 bytes=0 from=$from\$" \
+    "^collc-stats: ibarrier $algo calls=31 bytes=0 from=$from\$" -- \
+    env COLLC_STATS=1 ${k:+COLLC_NODE_SIZE=$k} "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_barrier"
+done
 for spec in "dissem 0" "hier 2" "flags 0"; do
   read -r algo k <<<"$spec"
   run_case "openmpi/barrier $algo broken must fail np=4" 60 bash -c '! "$@"' _ env \
@@ -375,6 +385,27 @@ run_case "openmpi/collc-tune --export-ompi: Open MPI runs the rules np=3" 300 \
   tests/native_export.sh "Open MPI" "$OMPI" "${OMPIRUN[@]}"
 run_case "openmpi/bench/tune-native.sh --quick allreduce np=2" 300 \
   tests/tune_native_mpi.sh "Open MPI" "$OMPI"
+# collc-tune -C barrier: one 0 B class, one row (bmin = bmax = 0, this p), which the
+# library then follows (the truth: the file's row read with jq; collc-bench's default).
+tune_barrier() {
+  local f out a
+  f=$(mktemp /tmp/collc-tune-barrier.XXXXXX)
+  "$@" "$OMPI/bin/collc-tune" --quick -C barrier -o "$f" || return 1
+  a=$(jq -r '[.rules[] | select(.coll == "barrier" and .bmin == 0 and .bmax == 0 and .pmin == 4
+             and .pmax == 4)] | if length == 1 and (.[0].algo | length > 0) then .[0].algo
+             else "NONE" end' "$f" | sed 's/:.*//')
+  out=$(COLLC_STATS=1 COLLC_TUNING=$f "$@" "$OMPI/bin/collc-bench" -C barrier -a default -w 1 -r 3 2>&1)
+  rm -f "$f"
+  echo "$out"
+  [[ $a != NONE ]] && grep -Eq "^collc-stats: barrier $a calls=[0-9]+ bytes=0 from=tuning$" <<<"$out"
+}
+run_case "openmpi/collc-tune -C barrier: one 0 B row, the library follows it np=4" 120 \
+  tune_barrier "${OMPIRUN[@]}" 4
+run_case "openmpi/collc-bench -C barrier: every variant timed np=4" 120 expect_all \
+  '^# collc-bench barrier, p=4, .*100 calls back to back' \
+  '^ +0 +0  native +[0-9.]+ +[0-9.]+ +1.00x' '^ +0 +0  dissem +[0-9.]+ ' '^ +0 +0  flags +[0-9.]+ ' \
+  '^ +0 +0  hier +[0-9.]+ ' '^ +0 +0  shm:dissem +[0-9.]+ ' '^ +0 +0  default +[0-9.]+ ' -- \
+  "${OMPIRUN[@]}" 4 "$OMPI/bin/collc-bench" -C barrier -w 1 -r 5
 
 echo "== MPI tests, MPICH (fewer cases: MPICH is slow when oversubscribed)"
 for np in 1 2 3 5 6 8; do
@@ -506,23 +537,27 @@ echo "== Fortran programs (mpif.h, use mpi, use mpi_f08; unmodified, preloaded)"
 # counts that each ran once.)
 export -f expect_all
 # tests/fortran/body.inc's calls per rank: 4 of each blocking collective
-# (plain, in place, two persistent starts; bcast: plain, from MPI_BOTTOM, two starts),
-# 1 of each nonblocking one (iallreduce 2). Forced algorithms: collc's plans.
+# (plain, in place, two persistent starts; bcast: plain, from MPI_BOTTOM, two starts;
+# barrier: two plain, two starts), 1 of each nonblocking one (iallreduce 2). Forced
+# algorithms: collc's plans.
 FORT_ALGOS=(COLLC_STATS=1 COLLC_ALLREDUCE=recexch COLLC_REDUCE_SCATTER_BLOCK=recexch
-            COLLC_REDUCE=tree COLLC_ALLGATHER=recexch COLLC_BCAST=tree COLLC_ALLTOALL=bruck)
+            COLLC_REDUCE=tree COLLC_ALLGATHER=recexch COLLC_BCAST=tree COLLC_ALLTOALL=bruck
+            COLLC_BARRIER=dissem)
 FORT_STATS=('^collc-stats: allreduce recexch calls=4 ' '^collc-stats: reduce_scatter_block recexch calls=4 '
             '^collc-stats: reduce tree calls=4 ' '^collc-stats: allgather recexch calls=4 '
             '^collc-stats: alltoall bruck calls=4 ' '^collc-stats: bcast tree calls=4 '
             '^collc-stats: iallreduce recexch calls=2 ' '^collc-stats: ireduce_scatter_block recexch calls=1 '
             '^collc-stats: ireduce tree calls=1 ' '^collc-stats: iallgather recexch calls=1 '
-            '^collc-stats: ialltoall bruck calls=1 ' '^collc-stats: ibcast tree calls=1 ')
+            '^collc-stats: ialltoall bruck calls=1 ' '^collc-stats: ibcast tree calls=1 '
+            '^collc-stats: barrier dissem calls=4 bytes=0' '^collc-stats: ibarrier dissem calls=1 bytes=0')
 for lib in openmpi mpich; do
   if [[ $lib == openmpi ]]; then
     B=$OMPI run=("${OMPIRUN[@]}") nps="1 3 4" pre=(-x LD_PRELOAD="$PWD/$OMPI/libcollc.so")
     envs=(); for e in "${FORT_ALGOS[@]}"; do envs+=(-x "$e"); done
+    bro=(-x COLLC_BARRIER -x COLLC_TEST_BARRIER_EARLY)
     native=()
   else
-    B=$MPICH run=("${MPICHRUN[@]}") nps="3" pre=() envs=() native=(COLLC_TEST_MPICH_NATIVE=1)
+    B=$MPICH run=("${MPICHRUN[@]}") nps="3" pre=() envs=() bro=() native=(COLLC_TEST_MPICH_NATIVE=1)
   fi
   lp=(); [[ $lib == mpich ]] && lp=(LD_PRELOAD="$PWD/$MPICH/libcollc.so")
   for t in mpifh usempi f08; do
@@ -539,6 +574,9 @@ for lib in openmpi mpich; do
     run_case "fortran/$lib $t self-test must fail np=3" 60 bash -c '! "$@"' _ \
       env "${lp[@]+"${lp[@]}"}" COLLC_TEST_BREAK=1 "${run[@]}" 3 "${pre[@]+"${pre[@]}"}" \
       "$B/tests/fortran_$t"
+    run_case "fortran/$lib $t barrier self-test (rank 2 leaves early) must fail np=3" 60 \
+      bash -c '! "$@"' _ env "${lp[@]+"${lp[@]}"}" COLLC_BARRIER=dissem COLLC_TEST_BARRIER_EARLY=2 \
+      "${run[@]}" 3 "${bro[@]+"${bro[@]}"}" "${pre[@]+"${pre[@]}"}" "$B/tests/fortran_$t"
   done
   if [[ -x $B/tests/fortran_mixed ]]; then
     run_case "fortran/$lib mixed C/Fortran requests native np=3" 60 "${run[@]}" 3 \

@@ -53,7 +53,17 @@ struct bench_coll {
               MPI_Request *r);
   /* Default variants for p as an -a list; NULL: collc-bench's all-to-all set. */
   void (*variants)(int p, char *buf, size_t len);
+  int b2b; /* collc-bench's sample: this many calls back to back after a double
+            * barrier, the time per call (0: one call after a double barrier) */
 };
+
+/* Whether c moves no data (the barrier): one size class, count 0. */
+static int bc_no_data(const bench_coll *c) { return coll_desc_of(c->coll)->synchronizes; }
+
+/* The element type's name for titles. */
+static inline const char *bc_type_name(const bench_coll *c) {
+  return bc_no_data(c) ? "no data" : c->dbl ? "MPI_DOUBLE" : "MPI_INT";
+}
 
 /* Bytes of one element of c. */
 static long bc_size(const bench_coll *c) { return c->dbl ? 8 : 4; }
@@ -168,6 +178,14 @@ static int run_bcast(int kind, const char *algo, bench *b, int n, void *recv) {
   return collc_bcast_algo(algo, recv, n, MPI_DOUBLE, 0, b->comm);
 }
 
+/* MPI_Barrier (no data: n and recv unused). */
+static int run_barrier(int kind, const char *algo, bench *b, int n, void *recv) {
+  (void)n, (void)recv;
+  if (kind == RUN_NATIVE) return PMPI_Barrier(b->comm);
+  if (kind == RUN_DEFAULT) return collc_barrier(b->comm);
+  return collc_barrier_algo(algo, b->comm);
+}
+
 /* ---- the persistent calls (-P) ---- */
 
 /* Info selecting algo for RUN_ALGO (MPI_INFO_NULL otherwise); free it with bc_info_free. */
@@ -237,6 +255,15 @@ static int init_bcast(int kind, const char *algo, bench *b, int n, void *recv, M
   MPI_Info info = bc_info(kind, algo);
   (void)b;
   int rc = BC_INIT(Bcast, recv, n, MPI_DOUBLE, 0, c, info, r);
+  bc_info_free(&info);
+  return rc;
+}
+
+static int init_barrier(int kind, const char *algo, bench *b, int n, void *recv, MPI_Comm c,
+                        MPI_Request *r) {
+  MPI_Info info = bc_info(kind, algo);
+  (void)b, (void)n, (void)recv;
+  int rc = BC_INIT(Barrier, c, info, r);
   bc_info_free(&info);
   return rc;
 }
@@ -324,22 +351,33 @@ static void variants_tree(int p, char *buf, size_t len) {
   snprintf(buf, len, "native;tree%s;hier;shm;default", p > 2 ? ";tree:4" : "");
 }
 
+/* barrier: dissemination (radix 2, 4, one round of p - 1), node flags
+ * (one step, radix 2), hier, dissem through the segment (those that do not
+ * fit p or the nodes are left out). */
+static void variants_barrier(int p, char *buf, size_t len) {
+  snprintf(buf, len, "native;dissem;dissem:4;dissem:%d;flags;flags:2;hier;shm:dissem;default",
+           p > 1 ? p : 2);
+}
+
 /* The collectives, alltoall first (the default). */
 static const bench_coll bench_colls[] = {
     {"alltoall", "MPI_Alltoall", COLLC_COLL_ALLTOALL, 0, 1, 1, 0, 0, "per process",
-     "1,10,100,1000,10000", NULL, run_alltoall, init_alltoall, NULL},
+     "1,10,100,1000,10000", NULL, run_alltoall, init_alltoall, NULL, 0},
     {"allreduce", "MPI_Allreduce", COLLC_COLL_ALLREDUCE, 1, 0, 0, 0, 0, "per process",
-     "1,10,100,1000,10000,100000,1000000", NULL, run_allreduce, init_allreduce, variants_allreduce},
+     "1,10,100,1000,10000,100000,1000000", NULL, run_allreduce, init_allreduce, variants_allreduce,
+     0},
     {"reduce_scatter_block", "MPI_Reduce_scatter_block", COLLC_COLL_REDUCE_SCATTER_BLOCK, 1, 1,
      0, 0, 0, "per block (per rank: each sends p blocks, receives 1)", "1,10,100,1000,10000,100000",
-     NULL, run_rsb, init_rsb, variants_rsb},
+     NULL, run_rsb, init_rsb, variants_rsb, 0},
     {"allgather", "MPI_Allgather", COLLC_COLL_ALLGATHER, 1, 0, 1, 0, 0,
      "per block (per rank: each sends 1 block, receives p)", "1,10,100,1000,10000,100000",
-     NULL, run_allgather, init_allgather, variants_allgather},
+     NULL, run_allgather, init_allgather, variants_allgather, 0},
     {"reduce", "MPI_Reduce", COLLC_COLL_REDUCE, 1, 0, 0, 1, 0, "per process",
-     "1,10,100,1000,10000,100000,1000000", NULL, run_reduce, init_reduce, variants_tree},
+     "1,10,100,1000,10000,100000,1000000", NULL, run_reduce, init_reduce, variants_tree, 0},
     {"bcast", "MPI_Bcast", COLLC_COLL_BCAST, 1, 0, 0, 0, 1, "per process",
-     "1,10,100,1000,10000,100000,1000000", NULL, run_bcast, init_bcast, variants_tree},
+     "1,10,100,1000,10000,100000,1000000", NULL, run_bcast, init_bcast, variants_tree, 0},
+    {"barrier", "MPI_Barrier", COLLC_COLL_BARRIER, 0, 0, 0, 0, 0, "(a barrier: count ignored)",
+     "0", NULL, run_barrier, init_barrier, variants_barrier, 100},
 };
 
 /* The collective called name, or NULL. */

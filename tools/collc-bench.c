@@ -13,8 +13,12 @@
  *   mpirun -np 1 collc-bench --overhead [COUNT [CALLS]]   (tools/bench_overhead.h)
  *
  *   -C COLL        alltoall (default), allreduce, reduce_scatter_block, allgather,
- *                  reduce, bcast. alltoall: MPI_INT; the others MPI_DOUBLE, MPI_SUM for
- *                  the reductions, root 0 for reduce and bcast.
+ *                  reduce, bcast, barrier. alltoall: MPI_INT; the others MPI_DOUBLE, MPI_SUM
+ *                  for the reductions, root 0 for reduce and bcast. barrier: count 0 (no
+ *                  data); a repetition is 100 barriers back to back after a double
+ *                  barrier, its time per call (as OSU's osu_barrier loops); variants
+ *                  native, dissem, dissem:4, dissem:p, flags, flags:2, hier, shm:dissem,
+ *                  default (those that fit).
  *   -c COUNTS      comma separated elements per process; for reduce_scatter_block and
  *                  allgather per block, i.e. per rank (a rank sends, resp. receives, p
  *                  blocks). Default: alltoall 1,10,...,10^4; allreduce, reduce, bcast
@@ -98,7 +102,7 @@ static void usage(void) {
           "usage: collc-bench [-C COLL] [-c COUNTS] [-a ALGOS]... [-w N] [-r N]\n"
           "                   [-l COUNT:REPS[:WARM]] [-o FILE]\n"
           "  -C COLL       alltoall (default), allreduce, reduce_scatter_block, allgather,\n"
-          "                reduce, bcast\n"
+          "                reduce, bcast, barrier (100 calls back to back per repetition)\n"
           "  -c 1,10,100   elements per process (per block for reduce_scatter_block and\n"
           "                allgather); default alltoall 1..10^4 MPI_INT, allreduce, reduce,\n"
           "                bcast 1..10^6 MPI_DOUBLE, the other two 1..10^5 MPI_DOUBLE\n"
@@ -365,9 +369,14 @@ static void check_variant(variant *v, bench *b, long count) {
   v->status = bt_check(b, v->kind, v->text, count);
 }
 
-/* One timed call of v after a double barrier; its time into *t. */
+/* One sample of v: one call after a double barrier, or for a collective
+ * timed back to back (c->b2b: the barrier) that many calls after one; its
+ * time per call into *t. */
 static int timed_once(const variant *v, bench *b, long count, double *t) {
-  return bt_barrier_once(b, v->kind, v->text, count, t);
+  if (!b->c->b2b) return bt_barrier_once(b, v->kind, v->text, count, t);
+  PMPI_Barrier(b->comm);
+  PMPI_Barrier(b->comm);
+  return bt_b2b(b, v->kind, v->text, count, b->c->b2b, t);
 }
 
 /* Order statistics of variant v's per-repetition times (max over ranks). */
@@ -471,7 +480,7 @@ static void print_title(const options *o, int p) {
   const bench_coll *c = o->c;
   bt_library_name(lib, sizeof lib);
   printf("# collc-bench %s, p=%d, %s, %s%s%s, %d warm-ups, %d reps", c->name, p, lib,
-         c->dbl ? "MPI_DOUBLE" : "MPI_INT", coll_reduces(c->coll) ? ", MPI_SUM" : "",
+         bc_type_name(c), coll_reduces(c->coll) ? ", MPI_SUM" : "",
          c->coll == COLLC_COLL_REDUCE || c->coll == COLLC_COLL_BCAST ? ", root 0" : "", o->warm,
          o->reps);
   if (o->large_count) {
@@ -480,17 +489,20 @@ static void print_title(const options *o, int p) {
     printf(" for counts >= %ld%s)", o->large_count,
            o->large_default ? ": this collective's default -l, to keep the run short" : "");
   }
+  if (c->b2b) printf(", each %d calls back to back after a double barrier (time per call)", c->b2b);
   printf(", interleaved; time = max over ranks, min and median over reps\n");
 }
 
 /* Rank 0: the OSU-style header. */
 static void print_header(const options *o, int p) {
-  const char *n = o->c->name, *type = o->c->dbl ? "MPI_DOUBLE" : "MPI_INT";
+  const char *n = o->c->name, *type = bc_type_name(o->c);
   print_title(o, p);
   printf("# native = PMPI_%s (the library's own); default = collc_%s (collc's selection "
          "rule);\n# others via collc_%s_algo; speedup = native min / variant min\n",
          o->c->mpi_name + 4, n, n);
-  printf("# unit: %s %s; bytes = count * %ld\n", type, o->c->per, bc_size(o->c));
+  printf("# unit: %s %s", type, o->c->per);
+  if (!bc_no_data(o->c)) printf("; bytes = count * %ld", bc_size(o->c));
+  printf("\n");
   if (o->c->coll == COLLC_COLL_REDUCE || o->c->coll == COLLC_COLL_BCAST)
     printf("# rooted: a rank returns once its own part is done, so the minimum depends on how\n"
            "# far apart the ranks leave the barrier; compare the medians too\n");

@@ -5,7 +5,8 @@
  *   mpirun -np P collc-tune [-o FILE] [-C COLLS] [-m MAXBYTES] [--budget SECONDS] [--quick]
  *
  *   -o FILE     the tuning file (default collc-tuning.json)
- *   -C COLLS    comma separated collectives (default all six)
+ *   -C COLLS    comma separated collectives (default the six with data; barrier
+ *               too if named: one class, 0 B)
  *   -m BYTES    largest size class, per vector or block (default 16 MiB)
  *   --budget S  seconds for the whole run, roughly (default 600; --quick 20)
  *   --quick     three size classes (1 B, 1 KB, 100 KB), the two most promising
@@ -83,6 +84,7 @@ static const char *const extra[COLLC_COLL_COUNT] = {
     [COLLC_COLL_ALLGATHER] = "recexch:flat",
     [COLLC_COLL_REDUCE] = "tree:3;tree:4;hier:net=tree:3;hier:node=copyin",
     [COLLC_COLL_BCAST] = "tree:3;tree:4;hier:net=tree:3",
+    [COLLC_COLL_BARRIER] = "dissem:3;flags:4;hier:net=dissem:4",
 };
 
 typedef struct {
@@ -222,9 +224,14 @@ static void candidates(coll_run *R, const bench *b) {
 
 /* The size classes of R up to maxbytes (half decades from 1 B, then
  * maxbytes itself; --quick three), for p ranks (a collective with p-block
- * buffers stops at BUF_MAX / p per block): element counts, each once. */
+ * buffers stops at BUF_MAX / p per block): element counts, each once. A
+ * collective without data (the barrier) has one class: count 0, 0 B. */
 static void size_classes(coll_run *R, const options *o, int p) {
   static const long long quick[] = {1, 1000, 100000};
+  if (bc_no_data(R->c)) {
+    R->pt[R->npt++] = (point){.count = 0, .bytes = 0};
+    return;
+  }
   long long max = R->c->send_p || R->c->recv_p ? fmin(o->maxbytes, BUF_MAX / p) : o->maxbytes;
   long esz = bc_size(R->c), last = 0;
   for (int k = 0; R->npt < MAXCLS; k++) {

@@ -358,6 +358,8 @@ static int fwd_init_thread(const MPI_Fint *req, MPI_Fint *prov) {
     *r = MPI_Request_c2f(q);                    \
     return err;                                 \
   }
+#define FIMPL_CALL0 FIMPL_CALL
+#define FIMPL_NEWREQ0 FIMPL_NEWREQ
 #define FIMPL_OWN(pfx, lower, params, call)
 #define FIMPL_FWD(pfx, lower, params, call)
 #define GEN_IMPL(kind, pfx, PFX, lower, Mixed, UPPER, params, args, call) \
@@ -373,6 +375,8 @@ FORTRAN_ROWS(GEN_IMPL)
     if (ierr) *ierr = err_;                            \
   }
 #define FORM_NEWREQ FORM_CALL
+#define FORM_CALL0 FORM_CALL
+#define FORM_NEWREQ0 FORM_CALL
 #define FORM_OWN FORM_CALL
 /* Forwarded: the library's own symbol of the same name (found once), then
  * what collc does after MPI_Init (the hook that ends collc's run however
@@ -392,12 +396,16 @@ FORTRAN_ROWS(GEN_IMPL)
   }
 
 /* The mpi_f08 module's names: on Open MPI every row's name_f08_ (buffers
- * by address); on MPICH the requests' and init/finalize's only: its
- * collectives are name_f08ts_ (buffers by descriptor) and call collc's C
- * names, but its mpi_wait_f08_, mpi_start_f08_, mpi_finalize_f08_, ...
- * call PMPI_* directly (MPICH 4.0.2), which must not see collc's requests. */
+ * by address); on MPICH the requests', the barrier's and init/finalize's
+ * only: its collectives with buffers are name_f08ts_ (buffers by
+ * descriptor) and call collc's C names, but its mpi_wait_f08_,
+ * mpi_start_f08_, mpi_barrier_f08_, mpi_finalize_f08_, ... call PMPI_*
+ * directly (MPICH 4.0.2), which must not see collc's requests (and would
+ * not reach collc's barrier). */
 #define F08_OWN FORM_OWN
 #define F08_FWD FORM_FWD
+#define F08_CALL0 FORM_CALL
+#define F08_NEWREQ0 FORM_CALL
 #ifdef OPEN_MPI /* also its profiling names */
 #define F08_CALL FORM_CALL
 #define F08_NEWREQ FORM_CALL

@@ -4,7 +4,9 @@
  *   X(kind, pfx, PFX, lower, Mixed, UPPER, params, args, call)
  *
  * kind: CALL (call is the C call, its result the error code), NEWREQ (call
- * makes a request in q, converted to Fortran in *r), OWN (fimpl_<pfx>_<lower>
+ * makes a request in q, converted to Fortran in *r), CALL0 and NEWREQ0 (the
+ * same for a call without buffers, the barrier: MPICH's mpi_f08 name of it
+ * calls PMPI_ directly, so collc defines that one too), OWN (fimpl_<pfx>_<lower>
  * is written by hand in fortran.c: completion calls), FWD (forwarded to the
  * MPI library's own Fortran symbol of the same name, call the fallback
  * when there is none; params include ierr). params: the Fortran arguments
@@ -18,7 +20,7 @@
 #define C_RED fint(n), ftype(t), fop(op)
 #define C_PAIR fint(sn), ftype(st), fbuf(rb), fint(rn), ftype(rt)
 
-/* The collectives: blocking, nonblocking, persistent. */
+/* The collectives (the barrier too): blocking, nonblocking, persistent. */
 #define FORTRAN_COLLS(X)                                                                         \
   X(CALL, mpi, MPI, allreduce, Allreduce, ALLREDUCE, (FT_BUF2, FT_RED, MPI_Fint *c),             \
     (sb, rb, n, t, op, c), MPI_Allreduce(fbuf(sb), fbuf(rb), C_RED, fcomm(c)))                   \
@@ -34,6 +36,7 @@
   X(CALL, mpi, MPI, bcast, Bcast, BCAST,                                                         \
     (void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *root, MPI_Fint *c), (b, n, t, root, c),       \
     MPI_Bcast(fbuf(b), fint(n), ftype(t), fint(root), fcomm(c)))                                 \
+  X(CALL0, mpi, MPI, barrier, Barrier, BARRIER, (MPI_Fint *c), (c), MPI_Barrier(fcomm(c)))      \
   X(NEWREQ, mpi, MPI, iallreduce, Iallreduce, IALLREDUCE, (FT_BUF2, FT_RED, MPI_Fint *c,         \
     MPI_Fint *r), (sb, rb, n, t, op, c, r),                                                      \
     MPI_Iallreduce(fbuf(sb), fbuf(rb), C_RED, fcomm(c), &q))                                     \
@@ -52,6 +55,8 @@
   X(NEWREQ, mpi, MPI, ibcast, Ibcast, IBCAST,                                                    \
     (void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *root, MPI_Fint *c, MPI_Fint *r),              \
     (b, n, t, root, c, r), MPI_Ibcast(fbuf(b), fint(n), ftype(t), fint(root), fcomm(c), &q))     \
+  X(NEWREQ0, mpi, MPI, ibarrier, Ibarrier, IBARRIER, (MPI_Fint *c, MPI_Fint *r), (c, r),         \
+    MPI_Ibarrier(fcomm(c), &q))                                                                  \
   FORTRAN_INITS(X, mpi, MPI, MPI)                                                                \
   FORTRAN_MPIX_INITS(X)
 
@@ -79,7 +84,10 @@
   X(NEWREQ, pfx, PFX, bcast_init, Bcast_init, BCAST_INIT,                                        \
     (void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *root, MPI_Fint *c, MPI_Fint *info,            \
      MPI_Fint *r), (b, n, t, root, c, info, r),                                                  \
-    P##_Bcast_init(fbuf(b), fint(n), ftype(t), fint(root), fcomm(c), finfo(info), &q))
+    P##_Bcast_init(fbuf(b), fint(n), ftype(t), fint(root), fcomm(c), finfo(info), &q))           \
+  X(NEWREQ0, pfx, PFX, barrier_init, Barrier_init, BARRIER_INIT,                                 \
+    (MPI_Fint *c, MPI_Fint *info, MPI_Fint *r), (c, info, r),                                    \
+    P##_Barrier_init(fcomm(c), finfo(info), &q))
 
 /* Open MPI 4.1's Fortran persistent collectives are its MPIX_ extension. */
 #ifdef COLLC_MPIX_INIT

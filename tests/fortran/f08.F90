@@ -7,7 +7,7 @@ use mpi_f08
 use mpi_f08_ext
 #endif
 implicit none
-type(MPI_Request) :: req(6), preq(6)
+type(MPI_Request) :: req(6), preq(6), bq
 type(MPI_Status) :: st
 type(MPI_Datatype) :: tb
 #include "decl.inc"

@@ -4,7 +4,7 @@
 program mpifh
 implicit none
 include 'mpif.h'
-integer :: req(6), preq(6), st(MPI_STATUS_SIZE)
+integer :: req(6), preq(6), bq, st(MPI_STATUS_SIZE)
 integer :: tb
 #include "decl.inc"
 call MPI_Init(ierr)

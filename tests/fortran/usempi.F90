@@ -7,7 +7,7 @@ use mpi
 use mpi_ext
 #endif
 implicit none
-integer :: req(6), preq(6), st(MPI_STATUS_SIZE), provided
+integer :: req(6), preq(6), bq, st(MPI_STATUS_SIZE), provided
 integer :: tb
 #include "decl.inc"
 call MPI_Init_thread(MPI_THREAD_SINGLE, provided, ierr)
