@@ -35,7 +35,17 @@ const char *buf_name(int buf) {
 
 collc_prog *prog_new(const collc_spec *spec) {
   collc_prog *P = calloc(1, sizeof *P);
-  if (P) P->spec = *spec;
+  if (!P) return NULL;
+  P->spec = *spec;
+  if (spec->counts) { /* the program's own copy of the block sizes */
+    int64_t *c = malloc((size_t)spec->p * sizeof *c);
+    if (!c) {
+      free(P);
+      return NULL;
+    }
+    memcpy(c, spec->counts, (size_t)spec->p * sizeof *c);
+    P->spec.counts = P->own_counts = c;
+  }
   return P;
 }
 
@@ -45,6 +55,7 @@ void prog_free(collc_prog *P) {
   free(P->shapes);
   free(P->pool);
   free(P->groups);
+  free(P->own_counts);
   free(P);
 }
 
