@@ -35,16 +35,30 @@ static int64_t units_rsb_out(const collc_spec *s) {
 
 int64_t spec_block_off(const collc_spec *s, int r) {
   int64_t off = 0;
+  if (s->displs) return s->displs[r];
   for (int q = 0; q < r; q++) off += s->counts[q];
   return off;
 }
 
 int64_t spec_block_len(const collc_spec *s, int r) { return s->counts[r]; }
 
-uint64_t spec_counts_hash(const collc_spec *s) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a over the counts */
-  for (int q = 0; s->counts && q < s->p; q++) h = (h ^ (uint64_t)s->counts[q]) * 1099511628211ull;
-  return s->counts ? h : 0;
+/* FNV-1a over v[0..n), or 0 for no vector. */
+static uint64_t hash_vec(const int64_t *v, int n) {
+  uint64_t h = 1469598103934665603ull;
+  for (int q = 0; v && q < n; q++) h = (h ^ (uint64_t)v[q]) * 1099511628211ull;
+  return v ? h : 0;
+}
+
+uint64_t spec_counts_hash(const collc_spec *s) { return hash_vec(s->counts, s->p); }
+
+uint64_t spec_displs_hash(const collc_spec *s) { return hash_vec(s->displs, s->p); }
+
+/* allgatherv's RECV: up to the end of the last block (packed: the sum). */
+static int64_t units_gatherv_out(const collc_spec *s) {
+  int64_t end = s->displs ? 0 : s->count;
+  for (int q = 0; s->displs && q < s->p; q++)
+    if (s->counts[q] && s->displs[q] + s->counts[q] > end) end = s->displs[q] + s->counts[q];
+  return end;
 }
 
 /* allgatherv's input: this rank's block. */
@@ -143,9 +157,11 @@ static coll_want expect_rsb(const collc_spec *s, int r, int64_t u) {
 /* Element u is element u - off(q) of the input of the rank q whose block holds it. */
 static coll_want expect_allgatherv(const collc_spec *s, int r, int64_t u) {
   (void)r;
-  int q = 0;
-  for (int64_t off = 0; q < s->p - 1 && u >= off + s->counts[q]; q++) off += s->counts[q];
-  return leaf(q, u - spec_block_off(s, q));
+  for (int q = 0; q < s->p; q++) {
+    int64_t off = spec_block_off(s, q);
+    if (u >= off && u < off + s->counts[q]) return leaf(q, u - off);
+  }
+  return not_result; /* a gap between blocks */
 }
 
 /* Element u of r's block of the combined input (in place, the units after
@@ -272,11 +288,13 @@ static const coll_desc coll_BARRIER = {
     .shm_inner = "dissem", .hier_net = "dissem",
     .native_model = native_dissem, .sim_candidates = cand_barrier};
 
-/* Allgatherv: allgather's generators over unequal blocks of elements. */
+/* Allgatherv: allgather's generators over unequal blocks of elements, at
+ * spec.displs (gaps between them are not result and stay untouched). */
 static const coll_desc coll_ALLGATHERV = {
     .family = COLLC_COLL_ALLGATHER,
     .name = "allgatherv", .counted = 1,
-    .input_units = units_own_block, .output_units = units_count, .vector_units = units_count,
+    .input_units = units_own_block, .output_units = units_gatherv_out,
+    .vector_units = units_gatherv_out,
     .input = input_allgatherv, .expect = expect_allgatherv,
     .shm_inner = "recexch", .hier_net = NULL,
     .native_model = native_recexch, .sim_candidates = cand_counted};

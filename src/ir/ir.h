@@ -68,8 +68,13 @@ const char *buf_name(int buf);
  * the sum of counts[].
  * counts: the counted collectives' elements of each rank's block (p of
  * them; NULL otherwise), packed one after another in rank order (the
- * program's unit space; allgatherv's displacements are the binding's).
- * Borrowed from whoever made the spec; a program keeps its own copy. */
+ * program's unit space) unless displs says where they lie.
+ * displs: allgatherv only, may be NULL (packed): units of RECV before rank
+ * q's block, >= 0, in any order. They are this rank's buffer layout (MPI
+ * lets them differ between ranks), so they key the binding, not the
+ * decision; every rank's program sends and receives the same blocks in the
+ * same order whatever its displs.
+ * Both borrowed from whoever made the spec; a program keeps its own copy. */
 typedef struct {
   int coll;           /* enum collc_coll */
   int p;              /* communicator size */
@@ -81,13 +86,16 @@ typedef struct {
   int commutative;    /* reductions: the operation commutes */
   const collc_layout *layout; /* which ranks share a node; NULL: none do */
   const int64_t *counts;      /* counted collectives: p block sizes, else NULL */
+  const int64_t *displs;      /* allgatherv: p block offsets in RECV; NULL: packed */
 } collc_spec;
 
-/* Counted collectives: units before rank r's block, and its units. */
+/* Counted collectives: offset of rank r's block (displs, else packed), and its units. */
 int64_t spec_block_off(const collc_spec *s, int r);
 int64_t spec_block_len(const collc_spec *s, int r);
-/* A hash of s->counts (0 without them), for decision and cache keys. */
+/* A hash of s->counts (0 without them), for decision and cache keys; of
+ * s->displs (0 without them), for binding keys. */
 uint64_t spec_counts_hash(const collc_spec *s);
+uint64_t spec_displs_hash(const collc_spec *s);
 
 enum { SHAPE_STRIDED = 0, SHAPE_INDEXED = 1 };
 
@@ -140,7 +148,8 @@ typedef struct collc_prog {
   struct prog_view *view;     /* builder: the sub-collective being emitted */
   int err;                    /* sticky: first failure */
   char errmsg[160];
-  int64_t *own_counts;        /* the copy spec.counts points to (counted collectives) */
+  int64_t *own_counts;        /* the copies spec.counts and spec.displs point to: */
+  int64_t *own_displs;        /*   counted collectives */
 } collc_prog;
 
 /* The spec of rank r, after its collective's in-place rules: reduce is in

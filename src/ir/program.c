@@ -37,16 +37,15 @@ collc_prog *prog_new(const collc_spec *spec) {
   collc_prog *P = calloc(1, sizeof *P);
   if (!P) return NULL;
   P->spec = *spec;
-  if (spec->counts) { /* the program's own copy of the block sizes */
-    int64_t *c = malloc((size_t)spec->p * sizeof *c);
-    if (!c) {
-      free(P);
-      return NULL;
-    }
-    memcpy(c, spec->counts, (size_t)spec->p * sizeof *c);
-    P->spec.counts = P->own_counts = c;
-  }
+  size_t n = (size_t)spec->p * sizeof(int64_t); /* the program's own copies */
+  if (spec->counts && !(P->own_counts = malloc(n))) goto fail;
+  if (spec->displs && !(P->own_displs = malloc(n))) goto fail;
+  if (spec->counts) P->spec.counts = memcpy(P->own_counts, spec->counts, n);
+  if (spec->displs) P->spec.displs = memcpy(P->own_displs, spec->displs, n);
   return P;
+fail:
+  prog_free(P);
+  return NULL;
 }
 
 void prog_free(collc_prog *P) {
@@ -56,6 +55,7 @@ void prog_free(collc_prog *P) {
   free(P->pool);
   free(P->groups);
   free(P->own_counts);
+  free(P->own_displs);
   free(P);
 }
 

@@ -112,6 +112,7 @@ void dispatch_decision_key(const dispatch_call *d, decision_key *k) {
     k->ext = (long long)ext, k->text = (long long)text;
   }
   k->algo[0] = 0;
+  k->chash = spec_counts_hash(s);
 }
 
 /* This rank's binding of call d. */
@@ -123,6 +124,7 @@ void dispatch_binding_key(const dispatch_call *d, binding_key *k) {
   k->count = d->spec.count, k->op = d->bind.op;
   k->sserial = type_serial(k->stype);
   k->rserial = type_serial(k->rtype);
+  k->chash = spec_counts_hash(&d->spec);
 }
 
 /* The plan of compiled program P (taken over) for d's binding, in batches
@@ -227,12 +229,15 @@ int dispatch_plan_of(const dispatch_call *d, decision *D, const binding_key *bk,
   char why[200];
   collc_plan *pl;
   MPI_Comm *gcomm;
-  if ((*B = cache_plan(D, bk))) return MPI_SUCCESS;
+  int cacheable = bk->sserial >= 0 && bk->rserial >= 0;
+  if ((*B = cache_plan(D, bk)) && d->spec.counts && !plan_counts_are((*B)->plan, d->spec.counts))
+    cacheable = 0, *B = NULL; /* counts of another call with the same hash: bound per call */
+  if (*B) return MPI_SUCCESS;
   collc_prog *P = dispatch_compile(&d->spec, &D->choice, why, sizeof why);
   collc_state *st = state_get(d->comm, 0);
   int rc = P ? bind(d, st, P, 0, &pl, &gcomm) : MPI_ERR_NO_MEM;
   if (rc) return rc;
-  if (bk->sserial >= 0 && bk->rserial >= 0) {
+  if (cacheable) {
     *B = cache_add_plan(st, D, bk, pl, gcomm);
     return MPI_SUCCESS;
   }

@@ -20,6 +20,9 @@ typedef struct dispatch_call {
   const call_key *ck;   /* a call of the default selection: its call-cache key */
   MPI_Request *ireq;    /* a nonblocking call: its request; NULL: blocking or persistent */
   int src;              /* where its selection text came from (SRC_*), set by the selection */
+  /* Counted collectives (vcoll.c): the user's arguments for the native call. */
+  const int *vcounts, *vdispls; /* recvcounts; allgatherv's displs */
+  int vsendcount;               /* allgatherv's sendcount */
 } dispatch_call;
 
 /* A persistent init's own arguments, or (oneshot) a nonblocking call's

@@ -42,7 +42,7 @@ static inline long sweep_specs(int coll, int p, const collc_layout *L, const cha
     for (int comm = D->reduces ? 0 : 1; comm < 2; comm++)
       for (int root = 0; root < (D->rooted && p > 1 ? 2 : 1); root++) {
         collc_spec s = {coll, p, 0, D->per_block ? 2 : D->counted ? total : 37, 8,
-                        ip || D->always_in_place, root ? p - 1 : 0, comm, L, NULL};
+                        ip || D->always_in_place, root ? p - 1 : 0, comm, L, NULL, NULL};
         if (D->counted) s.counts = counts;
         if (D->per_block) s.unit_bytes = 8 * s.count;
         if (ip && D->always_in_place) continue;

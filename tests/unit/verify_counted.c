@@ -17,7 +17,10 @@
  * (primes), ones, and 6 random vectors with zeros (fixed seed); algorithms
  * recexch (default, flat, every ordered two-factor list), cyclic (default,
  * radix 3, radix p), in place and not; reduce_scatter commutative and not
- * (cyclic must refuse non-commutative operations). */
+ * (cyclic must refuse non-commutative operations); allgatherv also with
+ * displacements in reverse rank order with gaps of 2-3 elements and one
+ * before the first block (gaps are not part of the result and are not
+ * checked; every block element is). */
 #include <stdlib.h>
 #include <string.h>
 #include "algo/algo.h"
@@ -47,11 +50,12 @@ static void counts_of(int v, int p, int64_t *c) {
 enum { NVEC = 12 };
 
 /* Verify coll with counts c under algorithm text t; whether it fits. */
-static int run(int coll, int p, const int64_t *c, const char *t, int ip, int comm) {
+static int run(int coll, int p, const int64_t *c, const int64_t *displs, const char *t, int ip,
+               int comm) {
   int64_t total = 0;
   for (int q = 0; q < p; q++) total += c[q];
   collc_spec s = {.coll = coll, .p = p, .count = total, .unit_bytes = 8, .in_place = ip,
-                  .commutative = comm, .counts = c};
+                  .commutative = comm, .counts = c, .displs = displs};
   collc_choice ch;
   verify_report R;
   char why[200] = "";
@@ -62,8 +66,9 @@ static int run(int coll, int p, const int64_t *c, const char *t, int ip, int com
   if (choice_resolve(&s, &ch, why, sizeof why)) return 0;
   cases++;
   verify_choice(&s, &ch, &R);
-  CHECK(R.ok, "%s %s p=%d total=%lld%s%s: %lld errors%s: %s", coll_name(coll), t, p,
-        (long long)total, ip ? " in place" : "", comm ? "" : " non-commutative",
+  CHECK(R.ok, "%s %s p=%d total=%lld%s%s%s: %lld errors%s: %s", coll_name(coll), t, p,
+        (long long)total, displs ? " gapped displs" : "", ip ? " in place" : "",
+        comm ? "" : " non-commutative",
         (long long)R.errors, R.deadlock ? " (deadlock)" : "", R.first_error);
   int exact = coll == COLLC_COLL_ALLGATHERV || !strcmp(t, "recexch:flat");
   CHECK(!exact || R.units == (p - 1) * total, "%s %s p=%d: %lld units moved, want %lld",
@@ -72,7 +77,7 @@ static int run(int coll, int p, const int64_t *c, const char *t, int ip, int com
 }
 
 /* Every algorithm text for p on coll with counts c, in place and not. */
-static void run_all(int coll, int p, const int64_t *c) {
+static void run_all(int coll, int p, const int64_t *c, const int64_t *d) {
   char t[64];
   const char *fixed[] = {"recexch", "recexch:flat", "cyclic", "cyclic:3,3,3,3"};
   const char *sign = coll == COLLC_COLL_REDUCE_SCATTER ? "-" : "";
@@ -81,16 +86,16 @@ static void run_all(int coll, int p, const int64_t *c) {
       for (int i = 0; i < 4; i++) {
         snprintf(t, sizeof t, "%s", fixed[i]);
         if (coll == COLLC_COLL_REDUCE_SCATTER && i == 3) snprintf(t, sizeof t, "cyclic:-3,-3,-3,-3");
-        int fit = run(coll, p, c, t, ip, comm);
+        int fit = run(coll, p, c, d, t, ip, comm);
         CHECK(fit || (p > 81 && i == 3) || (i >= 2 && !comm), "%s %s p=%d refused",
               coll_name(coll), t, p);
       }
       snprintf(t, sizeof t, "cyclic:%s%d", sign, p);
-      if (p > 1) run(coll, p, c, t, ip, comm);
+      if (p > 1) run(coll, p, c, d, t, ip, comm);
       for (int a = 2; a < p; a++)
         if (p % a == 0) {
           snprintf(t, sizeof t, "recexch:%s%d,%s%d", sign, a, sign, p / a);
-          CHECK(run(coll, p, c, t, ip, comm), "%s refused", t);
+          CHECK(run(coll, p, c, d, t, ip, comm), "%s refused", t);
         }
     }
 }
@@ -125,13 +130,15 @@ static void must_fail(int coll, const char *t) {
 
 int main(void) {
   static const int ps[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 16, 17, 31};
-  int64_t c[MAXP];
+  int64_t c[MAXP], d[MAXP];
   rng_state = 15;
   for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
     for (int v = 0; v < NVEC; v++) {
       counts_of(v, ps[i], c);
-      run_all(COLLC_COLL_ALLGATHERV, ps[i], c);
-      run_all(COLLC_COLL_REDUCE_SCATTER, ps[i], c);
+      run_all(COLLC_COLL_ALLGATHERV, ps[i], c, NULL);
+      run_all(COLLC_COLL_REDUCE_SCATTER, ps[i], c, NULL);
+      for (int q = ps[i] - 1, at = 1; q >= 0; q--) d[q] = at, at += (int)c[q] + 2 + q % 2;
+      run_all(COLLC_COLL_ALLGATHERV, ps[i], c, d); /* out of order, with gaps */
     }
   must_fail(COLLC_COLL_ALLGATHERV, "recexch");
   must_fail(COLLC_COLL_ALLGATHERV, "cyclic");
