@@ -42,13 +42,21 @@ const call_entry *call_find(const call_entry *tab, const call_key *k) {
   const call_entry *e = &tab[slot_of(k)];
   if (!e->kind || !key_equal(&e->key, k)) return NULL;
   if ((e->rserial | e->sserial | e->user_op) && !still_same(e)) return NULL;
-  if (k->chash && e->kind == CALL_PLAN && !plan_counts_are(e->plan, k->counts)) return NULL;
+  if (k->chash && e->kind == CALL_PLAN && !plan_counts_are(e->plan, k->counts, k->displs))
+    return NULL;
   return e;
 }
 
-int plan_counts_are(const collc_plan *pl, const int64_t *counts) {
+int plan_counts_are(const collc_plan *pl, const int64_t *counts, const int64_t *displs) {
   const collc_spec *s = &plan_prog(pl)->spec;
-  return !s->counts || !memcmp(s->counts, counts, (size_t)s->p * sizeof *counts);
+  size_t n = (size_t)s->p * sizeof *counts;
+  if (!s->counts) return 1;
+  if (!s->displs != !displs || (displs && memcmp(s->displs, displs, n))) return 0;
+  return !memcmp(s->counts, counts, n);
+}
+
+uint64_t binding_chash(const collc_spec *s) {
+  return spec_counts_hash(s) ^ (spec_displs_hash(s) * 0x9E3779B97F4A7C15ull);
 }
 
 /* Whether op is one of MPI's predefined operations. */

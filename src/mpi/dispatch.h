@@ -23,6 +23,7 @@ typedef struct dispatch_call {
   /* Counted collectives (vcoll.c): the user's arguments for the native call. */
   const int *vcounts, *vdispls; /* recvcounts; allgatherv's displs */
   int vsendcount;               /* allgatherv's sendcount */
+  long long vshift;             /* bytes recvbuf was moved by (negative displs): undone natively */
 } dispatch_call;
 
 /* A persistent init's own arguments, or (oneshot) a nonblocking call's

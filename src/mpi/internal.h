@@ -33,7 +33,8 @@ typedef struct {
   MPI_Datatype stype, rtype;
   long sserial, rserial; /* datatype identities (0 for predefined types) */
   MPI_Op op;
-  uint64_t chash; /* counted collectives: spec_counts_hash (a hit compares the counts) */
+  uint64_t chash; /* counted collectives: spec_counts_hash mixed with spec_displs_hash
+                     (a hit compares both in full) */
 } binding_key;
 
 /* A plan bound for this rank, with the communicators of its groups
@@ -60,8 +61,8 @@ typedef struct {
   int coll, in_place, root, scount, rcount;
   MPI_Datatype stype, rtype; /* stype MPI_DATATYPE_NULL when unused */
   MPI_Op op;                 /* MPI_OP_NULL for non-reductions */
-  uint64_t chash;            /* counted collectives: hash of the counts (and layout), else 0 */
-  const int64_t *counts;     /* the caller's counts (not stored: a hit of a plan compares
+  uint64_t chash;            /* counted collectives: as binding_key.chash, else 0 */
+  const int64_t *counts, *displs; /* the caller's (not stored: a hit of a plan compares
                                 them with the plan's; a native one is right anyway) */
 } call_key;
 
@@ -201,9 +202,12 @@ void cache_clear(collc_state *st);
  * in tab, or NULL (a miss, or a type or user operation whose identity
  * changed since). */
 const call_entry *call_find(const call_entry *tab, const call_key *k);
-/* Whether plan pl was compiled for these p counts (always, for a
- * collective without counts): a counted hit's full comparison. */
-int plan_counts_are(const collc_plan *pl, const int64_t *counts);
+/* Whether plan pl was compiled for these p counts and displacements
+ * (NULL: packed; always, for a collective without counts): a counted
+ * hit's full comparison. */
+int plan_counts_are(const collc_plan *pl, const int64_t *counts, const int64_t *displs);
+/* The binding and call keys' chash of spec s. */
+uint64_t binding_chash(const collc_spec *s);
 /* Fill in e's key and identities from k: 0, or -1 when k's types have no
  * identity (the call cannot be cached). */
 int call_prepare(call_entry *e, const call_key *k);
