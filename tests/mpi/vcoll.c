@@ -18,7 +18,10 @@
  * product mod 2^32 on contiguous(4, unsigned): any order error changes the
  * result), in place and not. Bad arguments: negative count (MPI_ERR_COUNT),
  * NULL recvcounts (MPI_ERR_ARG). Self-test: COLLC_TEST_BREAK=N corrupts
- * the N-th nonempty result on the last rank: the program must fail. */
+ * the N-th nonempty result on the last rank: the program must fail.
+ * MPICH 4.0's allgatherv on one rank ignores displs (it writes the block at
+ * recvbuf): a probe detects that, and the gapped layouts are then skipped
+ * (with a note) rather than compared against a wrong reference. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,12 +187,19 @@ int main(int argc, char **argv) {
   break_at = getenv("COLLC_TEST_BREAK") ? atoi(getenv("COLLC_TEST_BREAK")) : 0;
   MPI_Op_create(matmul, 0, &mat);
   MPI_Type_contiguous(4, MPI_UNSIGNED, &m4), MPI_Type_commit(&m4);
+  int probe_in[2] = {1, 2}, probe[4] = {0}, pc[64], pd[64], skip_gaps;
+  for (int q = 0; q < size; q++) pc[q] = q == 0, pd[q] = 2 + q;
+  PMPI_Allgatherv(probe_in, rank == 0, MPI_INT, probe, pc, pd, MPI_INT, MPI_COMM_WORLD);
+  skip_gaps = probe[2] != 1; /* MPICH 4.0 at p = 1 writes at recvbuf, ignoring displs */
+  if (skip_gaps && rank == 0)
+    printf("note: the native allgatherv ignores displs here: gapped layouts not compared\n");
   for (int v = 0; v < size + 6 && size <= 64; v++) {
     counts_of(v, c);
     for (int a = 0; a < nalg; a++) {
       for (int lay = 0; lay < 4; lay++)
         for (int ty = 0; ty < 4; ty++)
-          if (!(lay == 3 && ty == 3)) one_gatherv(algos[a], c, lay, ty);
+          if (!(lay == 3 && ty == 3) && !(skip_gaps && (lay == 1 || lay == 2)))
+            one_gatherv(algos[a], c, lay, ty);
       for (int nc = 0; nc < 2; nc++)
         for (int ip = 0; ip < 2; ip++)
           if (!nc || !algos[a] || strcmp(algos[a], "cyclic")) /* cyclic: commutative only */
