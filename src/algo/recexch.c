@@ -193,9 +193,10 @@ static int recexch_gen(const collc_spec *s, const collc_choice *c, collc_prog *P
   }
   place have = X.nred ? at[dst[X.nred - 1]] : X.in; /* where my block is now */
   int64_t mine = X.B.len[r % X.K];
-  if (fam == COLLC_COLL_ALLGATHER && !s->in_place && mine)
-    prog_copy(P, compact(P, BUF_SEND, 0, mine), compact(P, BUF_RECV, X.B.start[r], mine));
-  else if (!rsb && have.buf != BUF_RECV)
+  if (fam == COLLC_COLL_ALLGATHER) { /* my block into place (nothing for an empty one) */
+    if (!s->in_place && mine)
+      prog_copy(P, compact(P, BUF_SEND, 0, mine), compact(P, BUF_RECV, X.B.start[r], mine));
+  } else if (!rsb && have.buf != BUF_RECV)
     prog_copy(P, blocks_natural(P, &X.B, have.buf, have.base, r % X.K, X.K),
               blocks_natural(P, &X.B, BUF_RECV, 0, r % X.K, X.K));
   else if (rsb && X.nred == 0 && !s->in_place && mine) /* p == 1 */
