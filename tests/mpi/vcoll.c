@@ -103,9 +103,7 @@ static void one_gatherv(const char *algo, const int *c, int lay, int ty) {
     memcpy(w + d[rank] * ext, in, (size_t)mine * (size_t)ext);
   }
   const void *sb = lay == 3 ? MPI_IN_PLACE : in;
-  if (getenv("VCOLL_VERBOSE")) printf("rank %d: gatherv %s lay=%d ty=%d\n", rank, algo, lay, ty), fflush(stdout);
   int rc = gatherv(algo, sb, sc, st, g, c, d, t);
-  if (getenv("VCOLL_VERBOSE")) printf("rank %d: done rc=%d\n", rank, rc), fflush(stdout);
   int rr = PMPI_Allgatherv(sb, sc, st, w, c, d, t, MPI_COMM_WORLD);
   char what[96];
   snprintf(what, sizeof what, "allgatherv lay=%d type=%d total=%d", lay, ty, total);
