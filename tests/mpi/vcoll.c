@@ -3,7 +3,8 @@
  * on the same input, byte for byte over the whole receive buffer (gaps and
  * sentinels included).
  *
- * Algorithms (collc_*_algo): native, recexch, recexch:flat, cyclic, and the
+ * Algorithms (collc_*_algo): native, recexch, recexch:flat, cyclic, shm
+ * (recexch through the node segment: all ranks share this node), and the
  * MPI_ entry point (default selection, twice: the second call takes the
  * call cache). Count vectors (the same on every rank, from a shared seed):
  * all zero, each rank in turn holding everything, primes (not divisible by
@@ -174,8 +175,8 @@ static void bad_args(void) {
 }
 
 int main(int argc, char **argv) {
-  const char *algos[] = {"native", "recexch", "recexch:flat", "cyclic", NULL, NULL};
-  int c[64], nalg = 6, all = 0;
+  const char *algos[] = {"native", "recexch", "recexch:flat", "cyclic", "shm", NULL, NULL};
+  int c[64], nalg = 7, all = 0;
   MPI_Op mat;
   MPI_Datatype m4;
   MPI_Init(&argc, &argv);
