@@ -76,6 +76,17 @@ int collc_allgather_algo(const char *algorithm, const void *sendbuf, int sendcou
                          MPI_Datatype recvtype, MPI_Comm comm);
 int collc_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  int root, MPI_Comm comm);
+int collc_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                     MPI_Comm comm);
+int collc_allgatherv_algo(const char *algorithm, const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                          const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
+int collc_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int collc_reduce_scatter_algo(const char *algorithm, const void *sendbuf, void *recvbuf,
+                              const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm);
 int collc_reduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
                       MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm);
 int collc_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);

@@ -145,6 +145,15 @@ for spec in "dissem 0" "hier 2" "flags 0"; do
     COLLC_BARRIER=$algo COLLC_NODE_SIZE=$k COLLC_TEST_BARRIER_EARLY=3 "${OMPIRUN[@]}" 4 \
     "$OMPI/tests/mpi_barrier"
 done
+# Allgatherv and reduce_scatter (tests/mpi/vcoll.c: every algorithm forced, against
+# PMPI_ on the same input), the stats line proving recexch ran, and a corrupted
+# result that must fail.
+for np in 1 2 3 4 5 6 7 8; do
+  run_case "openmpi/vcoll np=$np" 300 expect_stats "^collc-stats: allgatherv recexch calls=" \
+    env COLLC_STATS=1 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_vcoll"
+done
+run_case "openmpi/vcoll self-test must fail np=4" 120 bash -c '! "$@"' _ \
+  env COLLC_TEST_BREAK=9 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_vcoll"
 # Batches (issue 16): the host batch executor against the scalar path, byte
 # for byte, every registry algorithm, p = 1..8 in one process; then whole
 # collectives with COLLC_EXEC=batch against native (the stats line proves
@@ -408,6 +417,9 @@ run_case "openmpi/collc-bench -C barrier: every variant timed np=4" 120 expect_a
   "${OMPIRUN[@]}" 4 "$OMPI/bin/collc-bench" -C barrier -w 1 -r 5
 
 echo "== MPI tests, MPICH (fewer cases: MPICH is slow when oversubscribed)"
+for np in 1 2 3 4; do
+  run_case "mpich/vcoll np=$np" 300 "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_vcoll"
+done
 for np in 1 2 3 5 6 8; do
   run_case "mpich/alltoall np=$np" 300 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
     "$MPICH/tests/mpi_alltoall"

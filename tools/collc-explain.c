@@ -108,7 +108,7 @@ static int time_compile(const collc_spec *s, const collc_choice *c) {
 int main(int argc, char **argv) {
   int flags = 0, opt, timing = 0, batches = 0;
   const char *params = NULL;
-  tool_opts o = {0, 0, 0, 0, NULL};
+  tool_opts o = {0, 0, 0, 0, NULL, NULL};
   while ((opt = getopt(argc, argv, "xgS:Th" TOOL_OPTSTRING)) != -1) {
     if (opt == 'x') flags |= EXPLAIN_EXPAND;
     else if (opt == 'g') batches = 1;

@@ -11,7 +11,7 @@
 
 int main(int argc, char **argv) {
   int opt;
-  tool_opts o = {0, 0, 0, 0, NULL};
+  tool_opts o = {0, 0, 0, 0, NULL, NULL};
   while ((opt = getopt(argc, argv, TOOL_OPTSTRING)) != -1)
     if (tool_option(opt, optarg, &o)) return 2;
   if (argc - optind < 3 || argc - optind > 4) {

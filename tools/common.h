@@ -25,9 +25,10 @@ typedef struct {
   int noncommutative; /* -n: the operation does not commute */
   long elem_bytes;    /* -b BYTES per element (default 8, a double) */
   const char *nodes;  /* -N LAYOUT: ranks per node, or a node id per rank */
+  const char *counts; /* -V C0,C1,...: allgatherv, reduce_scatter block sizes */
 } tool_opts;
 
-#define TOOL_OPTSTRING "ir:nb:N:"
+#define TOOL_OPTSTRING "ir:nb:N:V:"
 #define TOOL_OPTHELP                                                                   \
   "  -i        in place (MPI_IN_PLACE)\n"                                              \
   "  -r ROOT   root of reduce and bcast (default 0)\n"                                 \
@@ -36,7 +37,9 @@ typedef struct {
   "            of at least 64 bytes\n"                                                \
   "  -N NODES  node layout: K (consecutive nodes of K ranks) or a node id per rank\n"  \
   "            (\"0,1,0,1\"), then /sM for M ranks per socket (\"4/s2\");\n"        \
-  "            shared-memory plans (hier, shm) need one\n"
+  "            shared-memory plans (hier, shm) need one\n"                        \
+  "  -V C,...  allgatherv, reduce_scatter: elements of each rank's block (p of them;\n" \
+  "            default: count each)\n"
 
 /* Apply one of the shared options; 0 if opt was one of them, else -1. */
 static inline int tool_option(int opt, const char *arg, tool_opts *o) {
@@ -46,8 +49,29 @@ static inline int tool_option(int opt, const char *arg, tool_opts *o) {
   case 'n': o->noncommutative = 1; return 0;
   case 'b': o->elem_bytes = tool_int(arg, "bytes"); return 0;
   case 'N': o->nodes = arg; return 0;
+  case 'V': o->counts = arg; return 0;
   default: return -1;
   }
+}
+
+/* Counted collectives: s->counts from list (NULL: count each; kept for the
+ * tool's lifetime) and s->count their sum; exits 2 on a bad list. */
+static inline void tool_counts(collc_spec *s, const char *list, long count) {
+  int64_t *c = malloc((size_t)s->p * sizeof *c);
+  const char *at = list;
+  s->count = 0;
+  for (int q = 0; c && q < s->p; q++) {
+    char *end = NULL;
+    c[q] = list ? strtoll(at, &end, 10) : count;
+    if (list && (end == at || c[q] < 0 || (*end != ',' && *end != 0) || (*end == 0 && q < s->p - 1))) {
+      fprintf(stderr, "-V needs %d non-negative counts\n", s->p);
+      exit(2);
+    }
+    if (list) at = end + (*end == ',');
+    s->count += c[q];
+  }
+  if (!c) exit(2);
+  s->counts = c;
 }
 
 /* Build spec and resolved choice from command-line words; exits 2 on error. */
@@ -70,6 +94,7 @@ static inline void tool_setup(const char *coll, const char *algo, long p, long r
   s->in_place = o->in_place || d->always_in_place;
   s->commutative = !o->noncommutative;
   s->unit_bytes = d->per_block ? eb * count : eb;
+  if (d->counted) tool_counts(s, o->counts, count);
   if (o->nodes && !(s->layout = layout_parse(s->p, o->nodes))) {
     fprintf(stderr, "bad node layout '%s' for p = %ld\n", o->nodes, p);
     exit(2);

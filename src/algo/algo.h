@@ -122,6 +122,7 @@ void dissem_format(const collc_choice *c, char *buf, size_t len);
 extern const collc_algo algo_native, algo_alltoall_pairwise, algo_alltoall_linear,
     algo_alltoall_bruck, algo_alltoall_torus, algo_allreduce_recexch, algo_rsb_recexch,
     algo_allgather_recexch, algo_allreduce_cyclic, algo_rsb_cyclic, algo_allgather_cyclic,
+    algo_rs_recexch, algo_rs_cyclic, algo_allgatherv_recexch, algo_allgatherv_cyclic,
     algo_allreduce_tree, algo_reduce_tree, algo_bcast_tree, algo_allreduce_hier,
     algo_rsb_hier, algo_allgather_hier, algo_reduce_hier, algo_bcast_hier, algo_alltoall_hier,
     algo_barrier_dissem, algo_barrier_flags, algo_barrier_hier, algo_shm;

@@ -32,6 +32,13 @@ int blocks_uniform(collc_prog *P, blocks *B, int nb, int64_t size) {
   return 0;
 }
 
+int blocks_of_ranks(collc_prog *P, blocks *B, const collc_spec *s, int64_t vec) {
+  if (!s->counts) return blocks_uniform(P, B, s->p, vec / s->p);
+  if (blocks_alloc(P, B, s->p)) return -1;
+  for (int b = 0; b < s->p; b++) B->start[b] = spec_block_off(s, b), B->len[b] = s->counts[b];
+  return 0;
+}
+
 void blocks_free(blocks *B) {
   free(B->start);
   free(B->len);

@@ -24,6 +24,11 @@ typedef struct {
  * data, the rest are empty); counts not divisible by nb are split exactly.
  * Returns 0, or -1 (sticky error in P) when out of memory. */
 int blocks_split(collc_prog *P, blocks *B, int nb, int64_t count, int64_t unit_bytes);
+/* The blocks of a p-block collective of spec s (allgather, reduce_scatter
+ * and their counted forms): block r is rank r's, s->counts[r] units for a
+ * counted collective (coll_desc.counted), else vec / p each; back to back,
+ * or (allgatherv) at s->displs. */
+int blocks_of_ranks(collc_prog *P, blocks *B, const collc_spec *s, int64_t vec);
 /* nb blocks of `size` units each, back to back. */
 int blocks_uniform(collc_prog *P, blocks *B, int nb, int64_t size);
 void blocks_free(blocks *B);

@@ -1,5 +1,7 @@
 /* cyclic.c - cyclic shift (Bruck-Ho) with a per-step factor list:
- * allreduce, reduce_scatter_block, allgather.
+ * allreduce, reduce_scatter_block, allgather, and (the same code over
+ * unequal blocks: block r is spec.counts[r] elements) reduce_scatter and
+ * allgatherv.
  *
  * J. Bruck, C.-T. Ho, "Efficient global combine operations in multi-port
  * message-passing systems", Parallel Processing Letters 3(4), 1993;
@@ -168,11 +170,12 @@ static int cyclic_gen(const collc_spec *s, const collc_choice *c, collc_prog *P)
   int rs[COLLC_MAXF], ag[COLLC_MAXF], nrs = steps_of(c, '-', rs), nag = steps_of(c, '+', ag);
   int64_t vec = coll_desc_of(s->coll)->vector_units(s);
   memset(&C, 0, sizeof C);
-  C.s = s, C.P = P, C.rsb = s->coll == COLLC_COLL_REDUCE_SCATTER_BLOCK;
+  int ag_only = coll_family(s->coll) == COLLC_COLL_ALLGATHER;
+  C.s = s, C.P = P, C.rsb = coll_family(s->coll) == COLLC_COLL_REDUCE_SCATTER_BLOCK;
   C.list = malloc((size_t)s->p * sizeof *C.list);
   int rc = !C.list ? -1 : s->coll == COLLC_COLL_ALLREDUCE
                               ? blocks_split(P, &C.B, s->p, vec, s->unit_bytes)
-                              : blocks_uniform(P, &C.B, s->p, vec / s->p);
+                              : blocks_of_ranks(P, &C.B, s, vec);
   if (rc) {
     if (!P->err) prog_fail(P, COLLC_ENOMEM, "out of memory");
     free(C.list);
@@ -185,10 +188,11 @@ static int cyclic_gen(const collc_spec *s, const collc_choice *c, collc_prog *P)
     for (int j = i + 1; j < nrs; j++) w = w * rs[j] < s->p ? w * rs[j] : s->p;
     rs_step(&C, rs[i], w, &L);
   }
-  if (s->coll != COLLC_COLL_ALLGATHER && C.done == 0) /* p == 1: no step touched the input */
+  int64_t mine = C.B.len[s->rank];
+  if (!ag_only && C.done == 0 && mine) /* p == 1: no step touched the input */
     prog_copy(P, rel_opnd(&C, s->rank, 0, 1, C.buf_in, C.base_in), acc_opnd(&C, 0, 1));
-  if (s->coll == COLLC_COLL_ALLGATHER && !s->in_place)
-    prog_copy(P, compact(P, BUF_SEND, 0, 1), compact(P, BUF_RECV, s->rank, 1));
+  if (ag_only && !s->in_place && mine)
+    prog_copy(P, compact(P, BUF_SEND, 0, mine), compact(P, BUF_RECV, C.B.start[s->rank], mine));
   for (int i = 0; i < nag && W < s->p; W *= ag[i++]) ag_step(&C, ag[i], W);
   blocks_free(&C.B);
   free(C.list);
@@ -200,7 +204,8 @@ static int cyclic_parse(const char *params, collc_choice *c, char *why, size_t w
 }
 
 static int cyclic_resolve(const collc_spec *s, collc_choice *c, char *why, size_t wlen) {
-  int need_rs = s->coll != COLLC_COLL_ALLGATHER, need_ag = s->coll != COLLC_COLL_REDUCE_SCATTER_BLOCK;
+  int fam = coll_family(s->coll);
+  int need_rs = fam != COLLC_COLL_ALLGATHER, need_ag = fam != COLLC_COLL_REDUCE_SCATTER_BLOCK;
   if (c->nf == 0) {
     for (int64_t w = 1; need_rs && w < s->p; w *= 2) c->step[c->nf] = '-', c->f[c->nf++] = 2;
     for (int64_t w = 1; need_ag && w < s->p; w *= 2) c->step[c->nf] = '+', c->f[c->nf++] = 2;
@@ -233,3 +238,5 @@ static void cyclic_format(const collc_choice *c, char *buf, size_t len) {
 CYCLIC_ROW(algo_allreduce_cyclic, COLLC_COLL_ALLREDUCE, "cyclic[:-a,-b,...,b,a]");
 CYCLIC_ROW(algo_rsb_cyclic, COLLC_COLL_REDUCE_SCATTER_BLOCK, "cyclic[:-a,-b,...]");
 CYCLIC_ROW(algo_allgather_cyclic, COLLC_COLL_ALLGATHER, "cyclic[:a,b,...]");
+CYCLIC_ROW(algo_rs_cyclic, COLLC_COLL_REDUCE_SCATTER, "cyclic[:-a,-b,...]");
+CYCLIC_ROW(algo_allgatherv_cyclic, COLLC_COLL_ALLGATHERV, "cyclic[:a,b,...]");

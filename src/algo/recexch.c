@@ -1,5 +1,6 @@
 /* recexch.c - recursive exchange with a per-step factor list: allreduce,
- * reduce_scatter_block and allgather.
+ * reduce_scatter_block and allgather, and (the same code over unequal
+ * blocks) reduce_scatter and allgatherv.
  *
  * A. Jocksch, C. N. Avans, R. Shipley, A. Skjellum, "A Compilation-Based
  * Approach to Performant Reduction and Redistribution Collective
@@ -24,6 +25,10 @@
  * floating point results are bitwise identical on all ranks.
  * The vector is cut into K = product(-) blocks, none smaller than 64 bytes
  * (blocks.c); after the reduce-scatter steps rank r owns block r mod K.
+ * reduce_scatter and allgatherv: K = p blocks of spec.counts elements,
+ * packed in rank order (blocks_of_ranks); a class's message is its
+ * nonempty blocks' runs, and empty classes send nothing, so zero counts
+ * and one rank holding everything need no special case.
  * The allgather steps use the mixed radix of the reversed "+" list, so the
  * mirror of the reduce-scatter list is the classic butterfly.
  *
@@ -142,19 +147,20 @@ static int rx_init(rx *X, const collc_spec *s, const collc_choice *c, collc_prog
   X->K = (int)steps_product(c, '-');
   nag = X->nag = steps_of(c, '+', ag);
   for (int i = 0; i < nag; i++) X->G[i] = ag[nag - 1 - i];
-  if (s->coll == COLLC_COLL_ALLGATHER) X->K = s->p;
+  if (coll_family(s->coll) == COLLC_COLL_ALLGATHER) X->K = s->p;
   *vec = coll_desc_of(s->coll)->vector_units(s);
   if (s->coll == COLLC_COLL_ALLREDUCE) return blocks_split(P, &X->B, X->K, *vec, s->unit_bytes);
-  return blocks_uniform(P, &X->B, X->K, *vec / X->K);
+  return blocks_of_ranks(P, &X->B, s, *vec);
 }
 
 /* Places of the buffers: TMP holds [input copy][T1][T2][staging], each
  * present only if used (dst ids of the reduction steps in dst[]). */
 static void rx_places(rx *X, const int *dst, int64_t vec, place *by_id) {
   const collc_spec *s = X->s;
-  int rsb_in_place = s->coll == COLLC_COLL_REDUCE_SCATTER_BLOCK && s->in_place, used[3] = {0};
+  int rsb = coll_family(s->coll) == COLLC_COLL_REDUCE_SCATTER_BLOCK;
+  int rsb_in_place = rsb && s->in_place, used[3] = {0};
   int64_t at = 0;
-  for (int i = 0; i < X->nred - (s->coll == COLLC_COLL_REDUCE_SCATTER_BLOCK); i++)
+  for (int i = 0; i < X->nred - rsb; i++)
     used[dst[i]] = 1; /* reduce_scatter_block's last step writes RECV */
   X->in = (place){s->in_place ? BUF_RECV : BUF_SEND, 0};
   if (rsb_in_place) { /* the input is copied to TMP once */
@@ -174,7 +180,8 @@ static void rx_places(rx *X, const int *dst, int64_t vec, place *by_id) {
 
 static int recexch_gen(const collc_spec *s, const collc_choice *c, collc_prog *P) {
   rx X;
-  int dst[COLLC_MAXF], r = s->rank, rsb = s->coll == COLLC_COLL_REDUCE_SCATTER_BLOCK;
+  int dst[COLLC_MAXF], r = s->rank, fam = coll_family(s->coll);
+  int rsb = fam == COLLC_COLL_REDUCE_SCATTER_BLOCK;
   int64_t vec;
   place at[4];
   if (rx_init(&X, s, c, P, &vec)) return P->err;
@@ -185,13 +192,15 @@ static int recexch_gen(const collc_spec *s, const collc_choice *c, collc_prog *P
     reduce_step(&X, t, t ? at[dst[t - 1]] : X.in, last_rsb ? at[ID_RECV] : at[dst[t]], last_rsb);
   }
   place have = X.nred ? at[dst[X.nred - 1]] : X.in; /* where my block is now */
-  if (s->coll == COLLC_COLL_ALLGATHER && !s->in_place)
-    prog_copy(P, compact(P, BUF_SEND, 0, 1), compact(P, BUF_RECV, r, 1));
-  else if (!rsb && have.buf != BUF_RECV)
+  int64_t mine = X.B.len[r % X.K];
+  if (fam == COLLC_COLL_ALLGATHER) { /* my block into place (nothing for an empty one) */
+    if (!s->in_place && mine)
+      prog_copy(P, compact(P, BUF_SEND, 0, mine), compact(P, BUF_RECV, X.B.start[r], mine));
+  } else if (!rsb && have.buf != BUF_RECV)
     prog_copy(P, blocks_natural(P, &X.B, have.buf, have.base, r % X.K, X.K),
               blocks_natural(P, &X.B, BUF_RECV, 0, r % X.K, X.K));
-  else if (rsb && X.nred == 0 && !s->in_place) /* p == 1 */
-    prog_copy(P, compact(P, BUF_SEND, 0, s->count), compact(P, BUF_RECV, 0, s->count));
+  else if (rsb && X.nred == 0 && !s->in_place && mine) /* p == 1 */
+    prog_copy(P, compact(P, BUF_SEND, 0, mine), compact(P, BUF_RECV, 0, mine));
   for (int t = 0; t < X.nag; t++) gather_step(&X, t);
   blocks_free(&X.B);
   return P->err;
@@ -209,7 +218,8 @@ static int prime_factors(int p, int *f) {
 /* Default list for spec s: prime factors, ascending "-", descending "+". */
 static void default_steps(const collc_spec *s, collc_choice *c) {
   int f[COLLC_MAXF], n = prime_factors(s->p, f);
-  int rs = s->coll != COLLC_COLL_ALLGATHER, ag = s->coll != COLLC_COLL_REDUCE_SCATTER_BLOCK;
+  int fam = coll_family(s->coll);
+  int rs = fam != COLLC_COLL_ALLGATHER, ag = fam != COLLC_COLL_REDUCE_SCATTER_BLOCK;
   c->nf = 0;
   for (int i = 0; rs && i < n; i++) c->step[c->nf] = '-', c->f[c->nf++] = f[i];
   for (int i = n - 1; ag && i >= 0; i--) c->step[c->nf] = '+', c->f[c->nf++] = f[i];
@@ -224,17 +234,18 @@ static int recexch_parse(const char *params, collc_choice *c, char *why, size_t 
 }
 
 static int recexch_resolve(const collc_spec *s, collc_choice *c, char *why, size_t wlen) {
+  int fam = coll_family(s->coll);
   if (c->flat && s->p > 1) {
     c->nf = 0;
-    if (s->coll != COLLC_COLL_ALLGATHER) c->step[c->nf] = '-', c->f[c->nf++] = s->p;
-    if (s->coll != COLLC_COLL_REDUCE_SCATTER_BLOCK) c->step[c->nf] = '+', c->f[c->nf++] = s->p;
+    if (fam != COLLC_COLL_ALLGATHER) c->step[c->nf] = '-', c->f[c->nf++] = s->p;
+    if (fam != COLLC_COLL_REDUCE_SCATTER_BLOCK) c->step[c->nf] = '+', c->f[c->nf++] = s->p;
   }
   c->flat = 0;
   if (c->nf == 0) default_steps(s, c);
   int64_t rs = steps_product(c, '-'), ar = steps_product(c, '*'), ag = steps_product(c, '+');
   int ok;
   if (s->coll == COLLC_COLL_ALLREDUCE) ok = rs * ar == s->p && ag == rs;
-  else if (s->coll == COLLC_COLL_REDUCE_SCATTER_BLOCK) ok = rs == s->p && ar == 1 && ag == 1;
+  else if (fam == COLLC_COLL_REDUCE_SCATTER_BLOCK) ok = rs == s->p && ar == 1 && ag == 1;
   else ok = ag == s->p && rs == 1 && ar == 1;
   if (!ok) {
     char list[160];
@@ -258,3 +269,5 @@ static void recexch_format(const collc_choice *c, char *buf, size_t len) {
 RECEXCH_ROW(algo_allreduce_recexch, COLLC_COLL_ALLREDUCE, "recexch[:-a,-b,*c,b,a|flat]");
 RECEXCH_ROW(algo_rsb_recexch, COLLC_COLL_REDUCE_SCATTER_BLOCK, "recexch[:-a,-b,...|flat]");
 RECEXCH_ROW(algo_allgather_recexch, COLLC_COLL_ALLGATHER, "recexch[:a,b,...|flat]");
+RECEXCH_ROW(algo_rs_recexch, COLLC_COLL_REDUCE_SCATTER, "recexch[:-a,-b,...|flat]");
+RECEXCH_ROW(algo_allgatherv_recexch, COLLC_COLL_ALLGATHERV, "recexch[:a,b,...|flat]");

@@ -858,7 +858,9 @@ static int setup(vstate *V, const collc_spec *s, const collc_choice *c,
   size_t pp = (size_t)p * (size_t)p;
   const coll_desc *d = coll_desc_of(s->coll);
   if (!d) return verr(V, "unknown collective %d", s->coll), -1;
-  V->U = d->input(s, s->root).units;
+  V->U = 1; /* leaf ids: units per rank, the widest input (counted ones differ), >= 1 */
+  for (int r = 0; r < p; r++)
+    if (d->input(s, r).units > V->U) V->U = d->input(s, r).units;
   V->sync = d->synchronizes;
   V->R = calloc((size_t)p, sizeof *V->R);
   V->sq = malloc(pp * sizeof(int)), V->sqt = malloc(pp * sizeof(int));

@@ -31,6 +31,44 @@ static int64_t units_rsb_out(const collc_spec *s) {
   return s->in_place ? s->p * s->count : s->count;
 }
 
+/* ---- counted collectives: p blocks of spec.counts, packed in rank order ---- */
+
+int64_t spec_block_off(const collc_spec *s, int r) {
+  int64_t off = 0;
+  if (s->displs) return s->displs[r];
+  for (int q = 0; q < r; q++) off += s->counts[q];
+  return off;
+}
+
+int64_t spec_block_len(const collc_spec *s, int r) { return s->counts[r]; }
+
+/* FNV-1a over v[0..n), or 0 for no vector. */
+static uint64_t hash_vec(const int64_t *v, int n) {
+  uint64_t h = 1469598103934665603ull;
+  for (int q = 0; v && q < n; q++) h = (h ^ (uint64_t)v[q]) * 1099511628211ull;
+  return v ? h : 0;
+}
+
+uint64_t spec_counts_hash(const collc_spec *s) { return hash_vec(s->counts, s->p); }
+
+uint64_t spec_displs_hash(const collc_spec *s) { return hash_vec(s->displs, s->p); }
+
+/* allgatherv's RECV: up to the end of the last block (packed: the sum). */
+static int64_t units_gatherv_out(const collc_spec *s) {
+  int64_t end = s->displs ? 0 : s->count;
+  for (int q = 0; s->displs && q < s->p; q++)
+    if (s->counts[q] && s->displs[q] + s->counts[q] > end) end = s->displs[q] + s->counts[q];
+  return end;
+}
+
+/* allgatherv's input: this rank's block. */
+static int64_t units_own_block(const collc_spec *s) { return spec_block_len(s, s->rank); }
+
+/* reduce_scatter's RECV: its own block, or in place the whole input. */
+static int64_t units_rs_out(const collc_spec *s) {
+  return s->in_place ? s->count : spec_block_len(s, s->rank);
+}
+
 /* reduce's RECV: the result at the root, nothing elsewhere. */
 static int64_t units_root_count(const collc_spec *s) {
   return s->rank == s->root ? s->count : 0;
@@ -49,6 +87,14 @@ static coll_region input_own(const collc_spec *s, int r) {
 static coll_region input_allgather(const collc_spec *s, int r) {
   coll_region in = input_own(s, r);
   if (in.buf == BUF_RECV) in.off = r;
+  return in;
+}
+
+/* allgatherv: rank r's block, in place already at its place in RECV. */
+static coll_region input_allgatherv(const collc_spec *s, int r) {
+  collc_spec t = spec_rank(s, r);
+  coll_region in = {BUF_SEND, 0, spec_block_len(s, r)};
+  if (t.in_place) in.buf = BUF_RECV, in.off = spec_block_off(s, r);
   return in;
 }
 
@@ -106,6 +152,22 @@ static coll_want expect_reduce(const collc_spec *s, int r, int64_t u) {
  * after the first block are not result). */
 static coll_want expect_rsb(const collc_spec *s, int r, int64_t u) {
   return u < s->count ? fold(r * s->count + u) : not_result;
+}
+
+/* Element u is element u - off(q) of the input of the rank q whose block holds it. */
+static coll_want expect_allgatherv(const collc_spec *s, int r, int64_t u) {
+  (void)r;
+  for (int q = 0; q < s->p; q++) {
+    int64_t off = spec_block_off(s, q);
+    if (u >= off && u < off + s->counts[q]) return leaf(q, u - off);
+  }
+  return not_result; /* a gap between blocks */
+}
+
+/* Element u of r's block of the combined input (in place, the units after
+ * the first block are not result). */
+static coll_want expect_rs(const collc_spec *s, int r, int64_t u) {
+  return u < spec_block_len(s, r) ? fold(spec_block_off(s, r) + u) : not_result;
 }
 
 /* A barrier has no result: its oracle is synchronizes (every rank's exit
@@ -166,10 +228,12 @@ static const char *const cand_allgather[] = {"hier", "recexch", "cyclic", NULL};
 static const char *const cand_reduce[] = {"hier", "hier:node=copyin", "tree", NULL};
 static const char *const cand_bcast[] = {"hier", "tree", NULL};
 static const char *const cand_barrier[] = {"hier", "dissem", "dissem:4", NULL};
+static const char *const cand_counted[] = {"recexch", "cyclic", NULL};
 
 /* ---- the rows ---- */
 
 static const coll_desc coll_ALLTOALL = {
+    .family = COLLC_COLL_ALLTOALL,
     .name = "alltoall", .per_block = 1,
     .input_units = units_p, .output_units = units_p, .vector_units = units_p,
     .input = input_own, .expect = expect_alltoall,
@@ -177,6 +241,7 @@ static const coll_desc coll_ALLTOALL = {
     .native_model = native_alltoall, .sim_candidates = cand_alltoall};
 
 static const coll_desc coll_ALLGATHER = {
+    .family = COLLC_COLL_ALLGATHER,
     .name = "allgather", .per_block = 1,
     .input_units = units_one, .output_units = units_p, .vector_units = units_p,
     .input = input_allgather, .expect = expect_allgather,
@@ -184,6 +249,7 @@ static const coll_desc coll_ALLGATHER = {
     .native_model = native_recexch, .sim_candidates = cand_allgather};
 
 static const coll_desc coll_ALLREDUCE = {
+    .family = COLLC_COLL_ALLREDUCE,
     .name = "allreduce", .reduces = 1,
     .input_units = units_count, .output_units = units_count, .vector_units = units_count,
     .input = input_own, .expect = expect_allreduce,
@@ -191,6 +257,7 @@ static const coll_desc coll_ALLREDUCE = {
     .native_model = native_allreduce, .sim_candidates = cand_allreduce};
 
 static const coll_desc coll_REDUCE_SCATTER_BLOCK = {
+    .family = COLLC_COLL_REDUCE_SCATTER_BLOCK,
     .name = "reduce_scatter_block", .reduces = 1,
     .input_units = units_p_count, .output_units = units_rsb_out, .vector_units = units_p_count,
     .input = input_own, .expect = expect_rsb,
@@ -198,6 +265,7 @@ static const coll_desc coll_REDUCE_SCATTER_BLOCK = {
     .native_model = native_recexch, .sim_candidates = cand_rsb};
 
 static const coll_desc coll_REDUCE = {
+    .family = COLLC_COLL_REDUCE,
     .name = "reduce", .reduces = 1, .rooted = 1, .in_place_at_root = 1,
     .input_units = units_count, .output_units = units_root_count, .vector_units = units_count,
     .input = input_own, .expect = expect_reduce,
@@ -205,6 +273,7 @@ static const coll_desc coll_REDUCE = {
     .native_model = native_tree, .sim_candidates = cand_reduce};
 
 static const coll_desc coll_BCAST = {
+    .family = COLLC_COLL_BCAST,
     .name = "bcast", .rooted = 1, .always_in_place = 1, .elem_may_differ = 1,
     .input_units = units_count, .output_units = units_count, .vector_units = units_count,
     .input = input_root, .expect = expect_bcast,
@@ -212,11 +281,32 @@ static const coll_desc coll_BCAST = {
     .native_model = native_tree, .sim_candidates = cand_bcast};
 
 static const coll_desc coll_BARRIER = {
+    .family = COLLC_COLL_BARRIER,
     .name = "barrier", .synchronizes = 1,
     .input_units = units_none, .output_units = units_none, .vector_units = units_none,
     .input = input_own, .expect = expect_none,
     .shm_inner = "dissem", .hier_net = "dissem",
     .native_model = native_dissem, .sim_candidates = cand_barrier};
+
+/* Allgatherv: allgather's generators over unequal blocks of elements, at
+ * spec.displs (gaps between them are not result and stay untouched). */
+static const coll_desc coll_ALLGATHERV = {
+    .family = COLLC_COLL_ALLGATHER,
+    .name = "allgatherv", .counted = 1,
+    .input_units = units_own_block, .output_units = units_gatherv_out,
+    .vector_units = units_gatherv_out,
+    .input = input_allgatherv, .expect = expect_allgatherv,
+    .shm_inner = "recexch", .hier_net = NULL,
+    .native_model = native_recexch, .sim_candidates = cand_counted};
+
+/* Reduce_scatter: reduce_scatter_block's generators over unequal blocks. */
+static const coll_desc coll_REDUCE_SCATTER = {
+    .family = COLLC_COLL_REDUCE_SCATTER_BLOCK,
+    .name = "reduce_scatter", .reduces = 1, .counted = 1,
+    .input_units = units_count, .output_units = units_rs_out, .vector_units = units_count,
+    .input = input_own, .expect = expect_rs,
+    .shm_inner = "recexch", .hier_net = NULL,
+    .native_model = native_recexch, .sim_candidates = cand_counted};
 
 /* Every collective's row: a missing coll_<SUFFIX> does not compile. */
 static const coll_desc *const coll_descs[COLLC_COLL_COUNT] = {
@@ -237,6 +327,11 @@ const char *coll_name(int coll) {
 int coll_reduces(int coll) {
   const coll_desc *d = coll_desc_of(coll);
   return d ? d->reduces : 0;
+}
+
+int coll_family(int coll) {
+  const coll_desc *d = coll_desc_of(coll);
+  return d ? d->family : coll;
 }
 
 int coll_from_name(const char *name) {

@@ -30,7 +30,9 @@
   X(REDUCE_SCATTER_BLOCK) \
   X(REDUCE)               \
   X(BCAST)                \
-  X(BARRIER)
+  X(BARRIER)              \
+  X(ALLGATHERV)           \
+  X(REDUCE_SCATTER)
 
 enum collc_coll {
 #define COLLC_COLL_ENUM(e) COLLC_COLL_##e,
@@ -45,6 +47,8 @@ enum collc_coll {
 const char *coll_name(int coll);
 int coll_from_name(const char *name);
 int coll_reduces(int coll);
+/* The collective whose generators serve coll (coll_desc.family; coll if unknown). */
+int coll_family(int coll);
 
 /* Internal status codes (public entry points map them to MPI error classes). */
 enum { COLLC_OK = 0, COLLC_ENOMEM, COLLC_EINVAL, COLLC_EUNFIT, COLLC_EINTERNAL };
@@ -60,7 +64,17 @@ const char *buf_name(int buf);
 /* What is being compiled: identical on every rank but `rank`.
  * count: all-to-all, allgather: elements per block (units are blocks);
  * allreduce, reduce, bcast: elements; reduce_scatter_block: elements each
- * rank receives (recvcount). */
+ * rank receives (recvcount); allgatherv, reduce_scatter (coll_desc.counted):
+ * the sum of counts[].
+ * counts: the counted collectives' elements of each rank's block (p of
+ * them; NULL otherwise), packed one after another in rank order (the
+ * program's unit space) unless displs says where they lie.
+ * displs: allgatherv only, may be NULL (packed): units of RECV before rank
+ * q's block, >= 0, in any order. They are this rank's buffer layout (MPI
+ * lets them differ between ranks), so they key the binding, not the
+ * decision; every rank's program sends and receives the same blocks in the
+ * same order whatever its displs.
+ * Both borrowed from whoever made the spec; a program keeps its own copy. */
 typedef struct {
   int coll;           /* enum collc_coll */
   int p;              /* communicator size */
@@ -71,7 +85,17 @@ typedef struct {
   int root;           /* reduce, bcast */
   int commutative;    /* reductions: the operation commutes */
   const collc_layout *layout; /* which ranks share a node; NULL: none do */
+  const int64_t *counts;      /* counted collectives: p block sizes, else NULL */
+  const int64_t *displs;      /* allgatherv: p block offsets in RECV; NULL: packed */
 } collc_spec;
+
+/* Counted collectives: offset of rank r's block (displs, else packed), and its units. */
+int64_t spec_block_off(const collc_spec *s, int r);
+int64_t spec_block_len(const collc_spec *s, int r);
+/* A hash of s->counts (0 without them), for decision and cache keys; of
+ * s->displs (0 without them), for binding keys. */
+uint64_t spec_counts_hash(const collc_spec *s);
+uint64_t spec_displs_hash(const collc_spec *s);
 
 enum { SHAPE_STRIDED = 0, SHAPE_INDEXED = 1 };
 
@@ -124,6 +148,8 @@ typedef struct collc_prog {
   struct prog_view *view;     /* builder: the sub-collective being emitted */
   int err;                    /* sticky: first failure */
   char errmsg[160];
+  int64_t *own_counts;        /* the copies spec.counts and spec.displs point to: */
+  int64_t *own_displs;        /*   counted collectives */
 } collc_prog;
 
 /* The spec of rank r, after its collective's in-place rules: reduce is in
@@ -166,6 +192,9 @@ typedef struct {
                            sizes (bcast: only the bytes must agree) */
   int synchronizes;     /* no rank may leave before every rank has entered (barrier:
                            the verifier's oracle; no buffers, yet it is never "empty") */
+  int counted;          /* blocks differ per rank: spec.counts (allgatherv, reduce_scatter) */
+  int family;           /* the collective whose generators serve this one (itself, or
+                           allgather for allgatherv: the same code with unequal blocks) */
   /* Units of the input (SEND, or RECV in place), of RECV (in place: large
    * enough for the input too), and of the whole vector the collective
    * works on (what one rank holds at its widest: the in-place RECV). */

@@ -35,8 +35,17 @@ const char *buf_name(int buf) {
 
 collc_prog *prog_new(const collc_spec *spec) {
   collc_prog *P = calloc(1, sizeof *P);
-  if (P) P->spec = *spec;
+  if (!P) return NULL;
+  P->spec = *spec;
+  size_t n = (size_t)spec->p * sizeof(int64_t); /* the program's own copies */
+  if (spec->counts && !(P->own_counts = malloc(n))) goto fail;
+  if (spec->displs && !(P->own_displs = malloc(n))) goto fail;
+  if (spec->counts) P->spec.counts = memcpy(P->own_counts, spec->counts, n);
+  if (spec->displs) P->spec.displs = memcpy(P->own_displs, spec->displs, n);
   return P;
+fail:
+  prog_free(P);
+  return NULL;
 }
 
 void prog_free(collc_prog *P) {
@@ -45,6 +54,8 @@ void prog_free(collc_prog *P) {
   free(P->shapes);
   free(P->pool);
   free(P->groups);
+  free(P->own_counts);
+  free(P->own_displs);
   free(P);
 }
 

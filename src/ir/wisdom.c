@@ -206,7 +206,7 @@ static int spec_of(const header *H, const wisdom_key *key, collc_spec *s) {
       k[7] < 0 || k[7] > 1)
     return -1;
   *s = (collc_spec){(int)k[0], (int)k[1], (int)k[2], k[3],      k[4],
-                    (int)k[5], (int)k[6], (int)k[7], key ? key->spec.layout : NULL};
+                    (int)k[5], (int)k[6], (int)k[7], key ? key->spec.layout : NULL, NULL, NULL};
   return 0;
 }
 
@@ -430,6 +430,7 @@ static void file_name(char *out, size_t len, const char *dir, const wisdom_key *
 collc_prog *wisdom_load(const char *dir, const wisdom_key *key, char *why, size_t wlen) {
   char path[1200];
   why[0] = 0;
+  if (key->spec.counts) return NULL; /* counted collectives: never stored (below) */
   file_name(path, sizeof path, dir, key);
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
@@ -459,6 +460,7 @@ int wisdom_save(const char *dir, const collc_prog *P, const char *layout) {
   char path[1200], tmp[1300], host[64] = "";
   unsigned char *b;
   size_t n;
+  if (P->spec.counts) return 0; /* the format keys no count vectors: not stored */
   if (wisdom_encode(P, layout, &b, &n)) return errno = ENOMEM, -1;
   file_name(path, sizeof path, dir, &k);
   gethostname(host, sizeof host - 1);

@@ -13,14 +13,14 @@
 static int decision_equal(const decision_key *a, const decision_key *b, const char *text) {
   return a->coll == b->coll && a->in_place == b->in_place && a->root == b->root &&
          a->commutative == b->commutative && a->bytes == b->bytes && a->ext == b->ext &&
-         a->text == b->text && !strcmp(a->algo, text);
+         a->text == b->text && a->chash == b->chash && !strcmp(a->algo, text);
 }
 
 static int binding_equal(const binding_key *a, const binding_key *b) {
   return a->in_place == b->in_place && a->scount == b->scount && a->rcount == b->rcount &&
          a->count == b->count &&
          a->stype == b->stype && a->rtype == b->rtype && a->sserial == b->sserial &&
-         a->rserial == b->rserial && a->op == b->op;
+         a->rserial == b->rserial && a->op == b->op && a->chash == b->chash;
 }
 
 /* Free binding B's plan (other references may keep it alive). */

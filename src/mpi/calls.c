@@ -18,14 +18,14 @@ static unsigned slot_of(const call_key *k) {
   uint64_t h = (uint64_t)(uintptr_t)k->rtype ^ ((uint64_t)(uint32_t)k->rcount << 24) ^
                ((uint64_t)(uintptr_t)k->op << 3) ^ ((uint64_t)(uintptr_t)k->stype << 7) ^
                ((uint64_t)(uint32_t)k->scount << 40) ^ ((uint64_t)k->coll << 56) ^
-               ((uint64_t)(uint32_t)k->root << 12) ^ (uint64_t)k->in_place;
+               ((uint64_t)(uint32_t)k->root << 12) ^ (uint64_t)k->in_place ^ k->chash;
   return (unsigned)((h * 0x9E3779B97F4A7C15ull) >> 58) % CALL_SLOTS;
 }
 
 static int key_equal(const call_key *a, const call_key *b) {
   return a->coll == b->coll && a->rcount == b->rcount && a->rtype == b->rtype &&
          a->scount == b->scount && a->stype == b->stype && a->op == b->op &&
-         a->root == b->root && a->in_place == b->in_place;
+         a->root == b->root && a->in_place == b->in_place && a->chash == b->chash;
 }
 
 /* Whether the objects behind e's handles are the ones e was made for. */
@@ -42,7 +42,21 @@ const call_entry *call_find(const call_entry *tab, const call_key *k) {
   const call_entry *e = &tab[slot_of(k)];
   if (!e->kind || !key_equal(&e->key, k)) return NULL;
   if ((e->rserial | e->sserial | e->user_op) && !still_same(e)) return NULL;
+  if (k->chash && e->kind == CALL_PLAN && !plan_counts_are(e->plan, k->counts, k->displs))
+    return NULL;
   return e;
+}
+
+int plan_counts_are(const collc_plan *pl, const int64_t *counts, const int64_t *displs) {
+  const collc_spec *s = &plan_prog(pl)->spec;
+  size_t n = (size_t)s->p * sizeof *counts;
+  if (!s->counts) return 1;
+  if (!s->displs != !displs || (displs && memcmp(s->displs, displs, n))) return 0;
+  return !memcmp(s->counts, counts, n);
+}
+
+uint64_t binding_chash(const collc_spec *s) {
+  return spec_counts_hash(s) ^ (spec_displs_hash(s) * 0x9E3779B97F4A7C15ull);
 }
 
 /* Whether op is one of MPI's predefined operations. */

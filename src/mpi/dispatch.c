@@ -101,7 +101,10 @@ int dispatch_choose(dispatch_call *d, const char *text, int forced, collc_choice
 void dispatch_decision_key(const dispatch_call *d, decision_key *k) {
   const collc_spec *s = &d->spec;
   k->coll = s->coll, k->root = s->root;
-  k->in_place = s->coll == COLLC_COLL_REDUCE ? 0 : s->in_place; /* reduce: the root's own business */
+  /* reduce: the root's own business; else the caller's MPI_IN_PLACE, the same on every rank
+   * (allgatherv: a rank whose send typing is not its block's runs in place, vcoll.c) */
+  k->in_place = s->coll == COLLC_COLL_REDUCE ? 0
+                : coll_desc_of(s->coll)->always_in_place ? 1 : d->sendbuf == MPI_IN_PLACE;
   k->commutative = s->commutative;
   k->bytes = select_bytes(s);
   k->ext = k->text = 0; /* reductions: the type's (the same on every rank), which sizes the segment */
@@ -112,6 +115,7 @@ void dispatch_decision_key(const dispatch_call *d, decision_key *k) {
     k->ext = (long long)ext, k->text = (long long)text;
   }
   k->algo[0] = 0;
+  k->chash = spec_counts_hash(s);
 }
 
 /* This rank's binding of call d. */
@@ -123,6 +127,7 @@ void dispatch_binding_key(const dispatch_call *d, binding_key *k) {
   k->count = d->spec.count, k->op = d->bind.op;
   k->sserial = type_serial(k->stype);
   k->rserial = type_serial(k->rtype);
+  k->chash = binding_chash(&d->spec);
 }
 
 /* The plan of compiled program P (taken over) for d's binding, in batches
@@ -227,12 +232,15 @@ int dispatch_plan_of(const dispatch_call *d, decision *D, const binding_key *bk,
   char why[200];
   collc_plan *pl;
   MPI_Comm *gcomm;
-  if ((*B = cache_plan(D, bk))) return MPI_SUCCESS;
+  int cacheable = bk->sserial >= 0 && bk->rserial >= 0;
+  if ((*B = cache_plan(D, bk)) && !plan_counts_are((*B)->plan, d->spec.counts, d->spec.displs))
+    cacheable = 0, *B = NULL; /* counts of another call with the same hash: bound per call */
+  if (*B) return MPI_SUCCESS;
   collc_prog *P = dispatch_compile(&d->spec, &D->choice, why, sizeof why);
   collc_state *st = state_get(d->comm, 0);
   int rc = P ? bind(d, st, P, 0, &pl, &gcomm) : MPI_ERR_NO_MEM;
   if (rc) return rc;
-  if (bk->sserial >= 0 && bk->rserial >= 0) {
+  if (cacheable) {
     *B = cache_add_plan(st, D, bk, pl, gcomm);
     return MPI_SUCCESS;
   }

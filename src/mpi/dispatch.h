@@ -20,6 +20,10 @@ typedef struct dispatch_call {
   const call_key *ck;   /* a call of the default selection: its call-cache key */
   MPI_Request *ireq;    /* a nonblocking call: its request; NULL: blocking or persistent */
   int src;              /* where its selection text came from (SRC_*), set by the selection */
+  /* Counted collectives (vcoll.c): the user's arguments for the native call. */
+  const int *vcounts, *vdispls; /* recvcounts; allgatherv's displs */
+  int vsendcount;               /* allgatherv's sendcount */
+  long long vshift;             /* bytes recvbuf was moved by (negative displs): undone natively */
 } dispatch_call;
 
 /* A persistent init's own arguments, or (oneshot) a nonblocking call's

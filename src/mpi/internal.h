@@ -21,6 +21,7 @@ typedef struct {
   long long bytes; /* all-to-all, allgather: bytes per block; others: per vector */
   long long ext, text; /* reductions: extent and true extent of the type; others 0 */
   char algo[256];  /* the selection text (unresolved, e.g. "torus:d=2") */
+  uint64_t chash;  /* counted collectives: spec_counts_hash (counts known to all ranks) */
 } decision_key;
 
 /* What a plan depends on beyond its decision: this rank's typing of the
@@ -32,6 +33,8 @@ typedef struct {
   MPI_Datatype stype, rtype;
   long sserial, rserial; /* datatype identities (0 for predefined types) */
   MPI_Op op;
+  uint64_t chash; /* counted collectives: spec_counts_hash mixed with spec_displs_hash
+                     (a hit compares both in full) */
 } binding_key;
 
 /* A plan bound for this rank, with the communicators of its groups
@@ -58,6 +61,9 @@ typedef struct {
   int coll, in_place, root, scount, rcount;
   MPI_Datatype stype, rtype; /* stype MPI_DATATYPE_NULL when unused */
   MPI_Op op;                 /* MPI_OP_NULL for non-reductions */
+  uint64_t chash;            /* counted collectives: as binding_key.chash, else 0 */
+  const int64_t *counts, *displs; /* the caller's (not stored: a hit of a plan compares
+                                them with the plan's; a native one is right anyway) */
 } call_key;
 
 enum { CALL_NATIVE = 1, CALL_PLAN, CALL_EMPTY }; /* what serves a cached call */
@@ -196,6 +202,12 @@ void cache_clear(collc_state *st);
  * in tab, or NULL (a miss, or a type or user operation whose identity
  * changed since). */
 const call_entry *call_find(const call_entry *tab, const call_key *k);
+/* Whether plan pl was compiled for these p counts and displacements
+ * (NULL: packed; always, for a collective without counts): a counted
+ * hit's full comparison. */
+int plan_counts_are(const collc_plan *pl, const int64_t *counts, const int64_t *displs);
+/* The binding and call keys' chash of spec s. */
+uint64_t binding_chash(const collc_spec *s);
 /* Fill in e's key and identities from k: 0, or -1 when k's types have no
  * identity (the call cannot be cached). */
 int call_prepare(call_entry *e, const call_key *k);

@@ -4,7 +4,8 @@
  * sweep_registry(p, fn, arg) calls fn for each (spec, choice) that fits p
  * ranks: every registry row with its default parameters plus a few
  * parameter variants, reductions of 37 elements (not divisible by p),
- * block collectives of 2 elements per block, in place and not, commutative
+ * block collectives of 2 elements per block, counted ones (allgatherv,
+ * reduce_scatter) blocks of (7q + 3) mod 5 elements, in place and not, commutative
  * and not (where the algorithm serves it), roots 0 and p-1, layouts of
  * nodes of 2 and 4 ranks for node-aware rows and one node for shm. Choices
  * that do not fit (EUNFIT) are skipped; the count is returned. */
@@ -33,12 +34,16 @@ static inline int sweep_one(const collc_spec *s, const char *t, sweep_fn fn, voi
 static inline long sweep_specs(int coll, int p, const collc_layout *L, const char *t,
                                sweep_fn fn, void *arg) {
   const coll_desc *D = coll_desc_of(coll);
+  int64_t counts[1024], total = 0; /* counted collectives: unequal blocks, some empty */
   long n = 0;
+  if (D->counted && p > 1024) return 0;
+  for (int q = 0; D->counted && q < p; q++) total += counts[q] = (q * 7 + 3) % 5;
   for (int ip = 0; ip < 2; ip++)
     for (int comm = D->reduces ? 0 : 1; comm < 2; comm++)
       for (int root = 0; root < (D->rooted && p > 1 ? 2 : 1); root++) {
-        collc_spec s = {coll, p, 0, D->per_block ? 2 : 37, 8, ip || D->always_in_place,
-                        root ? p - 1 : 0, comm, L};
+        collc_spec s = {coll, p, 0, D->per_block ? 2 : D->counted ? total : 37, 8,
+                        ip || D->always_in_place, root ? p - 1 : 0, comm, L, NULL, NULL};
+        if (D->counted) s.counts = counts;
         if (D->per_block) s.unit_bytes = 8 * s.count;
         if (ip && D->always_in_place) continue;
         n += sweep_one(&s, t, fn, arg);

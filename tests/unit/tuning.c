@@ -132,7 +132,7 @@ static void test_refused(void) {
       {-1, "format", "\"collc-wisdom\""}, {-1, "format", ""}, {-1, "version", "2"},
       {-1, "version", "\"1\""}, {-1, "version", ""}, {-1, "mpi", "{\"library\": \"MPICH\"}"},
       {-1, "mpi", "{\"library\": \"LAM\"}"}, {-1, "mpi", ""}, {-1, "rules", "{}"},
-      {-1, "rules", ""}, {0, "coll", "\"allgatherv\""}, {0, "coll", "3"}, {0, "coll", ""},
+      {-1, "rules", ""}, {0, "coll", "\"alltoallw\""}, {0, "coll", "3"}, {0, "coll", ""},
       {1, "algo", "\"bogus\""}, {1, "algo", "\"recexch:-3,x\""}, {1, "algo", ""},
       {1, "algo", "\"torus:2x2\""}, /* (torus is all-to-all's only) */
       {1, "noncomm", "\"cyclic:?\""}, {2, "pmin", "0"}, {2, "pmin", "\"2\""}, {2, "pmin", ""},
