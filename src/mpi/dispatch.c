@@ -352,8 +352,10 @@ static void remember(const dispatch_call *d, collc_state *st, call_entry e) {
   call_add(st, d->ck, &e);
 }
 
-/* Whether a buffer of the call is CUDA device memory (memclass.h). */
+/* Whether a buffer of the call is CUDA device memory (memclass.h); without
+ * CUDA one relaxed load. */
 static inline int on_device(const void *sb, const void *rb) {
+  if (atomic_load_explicit(&memclass_state, memory_order_relaxed) == 1) return 0;
   return !memclass_host_ok(memclass_of(sb)) || !memclass_host_ok(memclass_of(rb));
 }
 

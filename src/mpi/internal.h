@@ -5,6 +5,7 @@
 #include <mpi.h>
 #include "../algo/algo.h"
 #include "../exec/exec.h"
+#include "../plan/config.h"
 
 #define STATE_MAX_FAMILIES 64
 #define STATE_MAX_DECISIONS 16 /* cached decisions per communicator (oldest evicted) */
@@ -254,8 +255,12 @@ const struct tune_row_s *rules_get(int *n);
 void rules_print(void);
 
 /* Statistics (stats.c): coll, or COLLC_COLL_COUNT + coll for the
- * nonblocking call of coll; src: where the decision came from (SRC_*). */
-void stats_add(int coll, int algo, int src, long long bytes);
+ * nonblocking call of coll; src: where the decision came from (SRC_*).
+ * stats_add is every call's: with COLLC_STATS unset one load, inline. */
+void stats_count(int coll, int algo, int src, long long bytes);
+static inline void stats_add(int coll, int algo, int src, long long bytes) {
+  if (config_get()->stats) stats_count(coll, algo, src, bytes);
+}
 /* Print the counts (rank 0's), or one line saying collc served nothing. */
 void stats_print(void);
 /* A plan made under COLLC_EXEC=batch: with batches, or (user operations,

@@ -17,8 +17,7 @@ static struct {
 static const char *const src_names[SRC_COUNT] = {"none", "tuning", "builtin", "simulator",
                                                  "env", "info", "call", "guard"};
 
-void stats_add(int coll, int algo, int src, long long bytes) {
-  if (!config_get()->stats) return; /* (counted only when they will be printed) */
+void stats_count(int coll, int algo, int src, long long bytes) {
   if (coll < 0 || coll >= 2 * COLLC_COLL_COUNT || algo < 0 || algo >= STATS_MAX_ALGOS) return;
   if (src < 0 || src >= SRC_COUNT) src = SRC_NONE;
   __atomic_fetch_add(&stats[coll][algo][src].calls, 1, __ATOMIC_RELAXED);
