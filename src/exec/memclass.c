@@ -187,3 +187,5 @@ void memclass_set_query(memclass_query_fn q) {
 }
 
 long long memclass_misses(void) { return atomic_load(&mc.misses); }
+
+int memclass_gpu(void) { return memclass_cuda() && mc.how == MC_GPU; }

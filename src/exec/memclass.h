@@ -59,6 +59,8 @@ long long memclass_misses(void);
 /* Whether the CUDA runtime is loaded and sees a GPU (probes once; also true
  * under COLLC_TEST_FAKE_DEVICE, whose range answers misses instead). */
 int memclass_cuda(void);
+/* Whether a real GPU was found (not the test hook): the CUDA backend's gate. */
+int memclass_gpu(void);
 /* What the probe found, in words (the collc-cuda line of COLLC_STATS). */
 const char *memclass_how(void);
 
