@@ -176,6 +176,10 @@ device_cases() {
   fi
 }
 device_cases openmpi "${OMPIRUN[@]}"
+# tests/gpu/run.sh runs only on a machine with a GPU: here its syntax, and
+# its program built (the normal build compiles it) and refusing to run.
+run_case "gpu/run.sh syntax, program built" 30 bash -c \
+  'bash -n tests/gpu/run.sh && test -x "$0/tests/mpi_gpu_preload"' "$OMPI"
 for np in 1 2 3 4 5 6 7 8 9; do
   run_case "openmpi/reductions np=$np" 180 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_reductions"
 done
