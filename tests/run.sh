@@ -167,6 +167,38 @@ run_case "openmpi/batch alltoall np=6" 180 env COLLC_EXEC=batch "${OMPIRUN[@]}" 
 run_case "openmpi/batch persistent np=3" 180 env COLLC_EXEC=batch "${OMPIRUN[@]}" 3 "$OMPI/tests/mpi_persistent"
 run_case "openmpi/batch nonblocking np=4 node=2" 180 env COLLC_EXEC=batch COLLC_NODE_SIZE=2 \
   "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_nonblocking"
+# Device buffers without a GPU (tests/mpi/device.c): a fake device range;
+# every collective, blocking/nonblocking/persistent, with device buffers
+# served by the MPI library (mem=cuda lines with exact counts), host buffers
+# in the same run by the forced plans; COLLC_CUDA=0 keeps libcudart out.
+DEVICE_ENV=(COLLC_STATS=1 COLLC_ALLREDUCE=recexch COLLC_ALLGATHER=recexch
+            COLLC_REDUCE_SCATTER_BLOCK=recexch COLLC_REDUCE=tree COLLC_BCAST=tree COLLC_ALLTOALL=linear)
+DEVICE_WANT=()
+for c in allreduce:recexch reduce_scatter_block:recexch allgather:recexch reduce:tree bcast:tree \
+         alltoall:linear; do
+  DEVICE_WANT+=("collc-stats: ${c%%:*} native mem=cuda calls=8 " "collc-stats: i${c%%:*} native mem=cuda calls=4 "
+                "collc-stats: ${c%%:*} ${c#*:} calls=12 " "collc-stats: i${c%%:*} ${c#*:} calls=4 ")
+done
+# device_cases LIB RUN... : the device cases of one MPI library (build dir LIB).
+device_cases() {
+  local lib=$1 np
+  shift
+  for np in 1 3; do
+    run_case "$lib/device buffers native np=$np" 120 expect_all "${DEVICE_WANT[@]}" \
+      'collc-cuda: fake device' -- env "${DEVICE_ENV[@]}" "$@" $np "build-$lib/tests/mpi_device"
+  done
+  run_case "$lib/device COLLC_CUDA=0 no libcudart np=2" 60 expect_stats 'collc-cuda: off' \
+    env COLLC_CUDA=0 COLLC_STATS=1 "$@" 2 "build-$lib/tests/mpi_device" cudart 0
+  if ldconfig -p 2>/dev/null | grep -q 'libcudart\.so'; then # (the check can fail: loaded)
+    run_case "$lib/device libcudart loaded by default np=2" 60 \
+      "$@" 2 "build-$lib/tests/mpi_device" cudart 1
+  fi
+}
+device_cases openmpi "${OMPIRUN[@]}"
+# tests/gpu/run.sh runs only on a machine with a GPU: here its syntax, and
+# its program built (the normal build compiles it) and refusing to run.
+run_case "gpu/run.sh syntax, program built" 30 bash -c \
+  'bash -n tests/gpu/run.sh && test -x "$0/tests/mpi_gpu_preload"' "$OMPI"
 for np in 1 2 3 4 5 6 7 8 9; do
   run_case "openmpi/reductions np=$np" 180 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_reductions"
 done
@@ -454,6 +486,7 @@ run_case "mpich/hier persistent quick np=4 node=2" 240 env COLLC_TEST_QUICK=1 CO
   COLLC_NODE_SIZE=2 "${MPICHRUN[@]}" 4 "$MPICH/tests/mpi_persistent"
 run_case "mpich/errors np=2" 60 "${MPICHRUN[@]}" 2 "$MPICH/tests/mpi_errors"
 run_case "mpich/kernels np=1" 120 "${MPICHRUN[@]}" 1 "$MPICH/tests/mpi_kernels"
+device_cases mpich "${MPICHRUN[@]}"
 run_case "mpich/batch executor np=1" 120 "${MPICHRUN[@]}" 1 "$MPICH/tests/mpi_batch"
 run_case "mpich/batch reductions quick np=3" 240 env COLLC_EXEC=batch COLLC_TEST_QUICK=1 \
   "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_reductions"

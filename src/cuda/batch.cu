@@ -1,7 +1,7 @@
 /* batch.cu - the CUDA batch executor: one kernel launch runs one batch's
  * descriptor table (exec/xbatch.h) on device buffers. Built by make CUDA=1
- * into libcollc_cuda.so (the only object that links the CUDA runtime);
- * not yet loaded by the library (see README, issue 16: the backend).
+ * into libcollc_cuda.so (the only object that links the CUDA runtime),
+ * which src/exec/backend_cuda.c loads with dlopen where a GPU exists.
  *
  * The reductions come from the same table as the host kernels
  * (exec/kernel_table.h), so kernel id = row x op names the same (type, op)
@@ -142,4 +142,18 @@ int collc_cuda_batch(void *dev, const xbatch_tab *T, int b, char *const base[], 
 }
 
 int collc_cuda_sync(void *st) { return (int)cudaStreamSynchronize((cudaStream_t)st); }
+
+/* A private stream (not synchronising with the legacy default stream). */
+int collc_cuda_stream_new(void **st) {
+  return (int)cudaStreamCreateWithFlags((cudaStream_t *)st, cudaStreamNonBlocking);
+}
+
+/* n bytes from src to dst, any memory kinds (unified addressing); synchronous. */
+int collc_cuda_copy(void *dst, const void *src, size_t n) {
+  return (int)cudaMemcpy(dst, src, n, cudaMemcpyDefault);
+}
+
+/* Pinned host memory of n bytes into *p; and its free. */
+int collc_cuda_host_alloc(void **p, size_t n) { return (int)cudaMallocHost(p, n ? n : 1); }
+void collc_cuda_host_free(void *p) { cudaFreeHost(p); }
 }

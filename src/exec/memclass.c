@@ -4,9 +4,11 @@
 #include <sched.h>
 #include <string.h>
 #include "memclass.h"
+#include "../plan/config.h"
 
 #define MC_SLOTS 16
 #define MC_PAGE ((uintptr_t)4096)
+enum { MC_UNPROBED, MC_OFF, MC_NO_RUNTIME, MC_NO_GPU, MC_GPU, MC_FAKE };
 
 atomic_int memclass_state;
 
@@ -22,6 +24,7 @@ static struct {
   pthread_mutex_t lock;
   memclass_query_fn query;
   atomic_llong misses;
+  int how; /* MC_*: what probe() found (memclass_how) */
 } mc = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* ---- the CUDA query (runtime API, loaded with dlopen) ---- */
@@ -60,17 +63,50 @@ static int cuda_load(void) {
   return count && cu_attr && count(&n) == 0 && n > 0;
 }
 
+/* COLLC_TEST_FAKE_DEVICE's range (config.h): device memory there, host elsewhere. */
+static uintptr_t fake_lo, fake_hi;
+static int fake_query(const void *p, memclass_range *out) {
+  uintptr_t a = (uintptr_t)p, page = a & ~(MC_PAGE - 1);
+  int dev = a >= fake_lo && a < fake_hi;
+  *out = dev ? (memclass_range){MEM_DEVICE, fake_lo, fake_hi}
+             : (memclass_range){MEM_HOST, page, page + MC_PAGE};
+  return 0;
+}
+
+/* The state memclass_cuda settles on (under mc.lock): COLLC_CUDA=0 never
+ * loads the runtime; COLLC_TEST_FAKE_DEVICE answers from its range alone. */
+static int probe(void) {
+  const collc_config *c = config_get();
+  if (c->fake_dev[1]) {
+    fake_lo = c->fake_dev[0], fake_hi = c->fake_dev[1];
+    if (!mc.query) mc.query = fake_query;
+    mc.how = MC_FAKE;
+    return 2;
+  }
+  if (!c->cuda) return mc.how = MC_OFF, 1;
+  int gpu = cuda_load();
+  mc.how = gpu ? MC_GPU : cu_attr ? MC_NO_GPU : MC_NO_RUNTIME;
+  if (gpu && !mc.query) mc.query = cuda_query;
+  return gpu ? 2 : 1;
+}
+
 int memclass_cuda(void) {
   int s = atomic_load_explicit(&memclass_state, memory_order_acquire);
   if (s) return s == 2;
   pthread_mutex_lock(&mc.lock);
   if (!(s = atomic_load(&memclass_state))) {
-    s = cuda_load() ? 2 : 1;
-    if (s == 2 && !mc.query) mc.query = cuda_query;
+    s = probe();
     atomic_store_explicit(&memclass_state, s, memory_order_release);
   }
   pthread_mutex_unlock(&mc.lock);
   return s == 2;
+}
+
+const char *memclass_how(void) {
+  static const char *const names[] = {"not probed", "off (COLLC_CUDA=0)", "no CUDA runtime",
+                                      "CUDA runtime, no GPU", "GPU",
+                                      "fake device range (COLLC_TEST_FAKE_DEVICE)"};
+  return names[atomic_load(&memclass_state) ? mc.how : MC_UNPROBED];
 }
 
 /* ---- the cache ---- */
@@ -116,9 +152,10 @@ int memclass_lookup(const void *ptr) {
   memclass_range r;
   pthread_mutex_lock(&mc.lock);
   atomic_fetch_add_explicit(&mc.misses, 1, memory_order_relaxed);
-  if (!mc.query || mc.query(ptr, &r) != 0 || r.hi <= p || r.lo > p) {
+  if (!mc.query || mc.query(ptr, &r) != 0 || r.hi <= p || r.lo > p) r.cls = MEM_HOST;
+  if (r.cls != MEM_DEVICE) { /* never cached: a stale host answer would be wrong */
     pthread_mutex_unlock(&mc.lock);
-    return MEM_HOST;
+    return r.cls;
   }
   write_begin();
   drop(r.lo, r.hi);
@@ -150,3 +187,5 @@ void memclass_set_query(memclass_query_fn q) {
 }
 
 long long memclass_misses(void) { return atomic_load(&mc.misses); }
+
+int memclass_gpu(void) { return memclass_cuda() && mc.how == MC_GPU; }

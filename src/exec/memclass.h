@@ -1,16 +1,22 @@
 /* memclass.h - which kind of memory a buffer is: host, or CUDA device,
  * managed or pinned host memory.
  *
- * The CUDA runtime is loaded at run time (dlopen libcudart) on first use:
- * collc has no link-time CUDA dependency. Without it, or without a GPU,
- * every pointer is host memory and the check is one load and a branch.
- * With it, answers come from a small range cache (16 ranges, most recent
- * replaced round robin): a hit costs a short scan and no driver call; a
- * miss asks cudaPointerGetAttributes once (and the driver's address range
- * of a CUDA allocation, so the whole allocation is cached; an ordinary host
- * pointer caches its page). Entries are dropped by memclass_forget (what a
- * hook on cudaFree must call: a freed range reallocated as another kind is
- * otherwise answered from the cache). Thread-safe (a sequence lock). */
+ * The CUDA runtime is loaded at run time (dlopen libcudart) on first use,
+ * unless COLLC_CUDA=0: collc has no link-time CUDA dependency. Without it,
+ * or without a GPU, every pointer is host memory and the check is one load
+ * and a branch.
+ *
+ * With a GPU, misses ask cudaPointerGetAttributes (and the driver's address
+ * range of the allocation). collc cannot see cudaFree or munmap, so it
+ * caches only answers whose staleness is harmless: device allocations (16
+ * ranges, most recent replaced round robin). A stale device range (freed,
+ * its addresses reused as host memory) sends a call to the MPI library,
+ * which classifies buffers itself: slower, never wrong. Host, pinned and
+ * managed answers are asked again on every lookup (as a CUDA-aware MPI
+ * library does per buffer): cached, a host page unmapped and later reused
+ * for a device allocation would have host code touch device memory.
+ * memclass_forget drops ranges (for a free hook, if one is ever installed).
+ * Thread-safe (a sequence lock). */
 #ifndef COLLC_MEMCLASS_H
 #define COLLC_MEMCLASS_H
 
@@ -50,7 +56,12 @@ void memclass_forget(const void *p, size_t len);
 void memclass_set_query(memclass_query_fn q);
 /* Cache misses since the last memclass_set_query. */
 long long memclass_misses(void);
-/* Whether the CUDA runtime is loaded and sees a GPU (probes once). */
+/* Whether the CUDA runtime is loaded and sees a GPU (probes once; also true
+ * under COLLC_TEST_FAKE_DEVICE, whose range answers misses instead). */
 int memclass_cuda(void);
+/* Whether a real GPU was found (not the test hook): the CUDA backend's gate. */
+int memclass_gpu(void);
+/* What the probe found, in words (the collc-cuda line of COLLC_STATS). */
+const char *memclass_how(void);
 
 #endif

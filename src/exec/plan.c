@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "plan_impl.h"
 #include "../ir/batch.h"
+#include "backend_cuda.h"
 
 int exec_type_named(MPI_Datatype t) {
   int ni, na, nd, comb;
@@ -371,6 +372,7 @@ void plan_free(collc_plan *pl) {
       PMPI_Type_free(&pl->adopted[i]);
   free(pl->owned), free(pl->dt), free(pl->dtcount), free(pl->x);
   free(pl->iov);
+  backend_cuda_table_free(pl->bt.dev);
   free(pl->bt.d), free(pl->bt.b), free(pl->bt.of);
   prog_free(pl->P);
   free(pl);

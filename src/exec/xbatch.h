@@ -33,6 +33,8 @@ typedef struct xbatch_tab {
   int nb;
   int *of;      /* of[a]: the batch beginning at instruction a, or -1 */
   int kernel;   /* the reduction kernel's id (kernel_id), -1 for none */
+  void *dev;    /* the descriptors' device copy (CUDA backend): uploaded on first
+                   use, under its lock, read with an acquire load; freed with the plan */
 } xbatch_tab;
 
 #endif

@@ -18,6 +18,7 @@
 #include "../ir/wisdom.h"
 #include "../exec/segment.h"
 #include "../exec/memclass.h"
+#include "../exec/backend_cuda.h"
 
 /* The program of choice c for spec s: from the wisdom directory if one is
  * set and holds it (a damaged or stale file: one warning, compiled again),
@@ -131,10 +132,10 @@ void dispatch_binding_key(const dispatch_call *d, binding_key *k) {
 }
 
 /* The plan of compiled program P (taken over) for d's binding, in batches
- * under COLLC_EXEC=batch. */
+ * under COLLC_EXEC=batch or where a GPU exists (the CUDA backend runs them). */
 static int make_plan(const dispatch_call *d, collc_prog *P, collc_plan **pl) {
   exec_bind b = d->bind;
-  b.batch = config_get()->batch;
+  b.batch = config_get()->batch || memclass_gpu(); /* (the CUDA backend runs batches) */
   int rc = plan_create(P, &b, pl);
   if (!rc && b.batch) stats_batch(plan_batches(*pl) != NULL);
   return rc;
@@ -368,16 +369,74 @@ static int execute(const dispatch_call *d, collc_state *st, const binding *B) {
   return request_run(st->bctx, B->plan, &w, d->sendbuf, d->recvbuf);
 }
 
+/* The bytes count x t at buf covers, units times over, from *lo (0: none). */
+static size_t span(const void *buf, int64_t units, int count, MPI_Datatype t, const char **lo) {
+  MPI_Aint lb, ext, tlb, text;
+  if (!buf || buf == MPI_IN_PLACE || units <= 0 || count <= 0) return 0;
+  PMPI_Type_get_extent(t, &lb, &ext);
+  PMPI_Type_get_true_extent(t, &tlb, &text);
+  *lo = (const char *)buf + tlb;
+  return (size_t)((units * count - 1) * ext + text);
+}
+
+/* Run plan B of device-buffer call d on host copies of its buffers in st's
+ * pinned mirror (whole-buffer staging, backend_cuda.h): copy in, run as
+ * for host buffers, copy the receive buffer back. */
+static int execute_staged(const dispatch_call *d, collc_state *st, const binding *B) {
+  const coll_desc *c = coll_desc_of(d->spec.coll);
+  int64_t in = c->input_units(&d->spec), out = c->output_units(&d->spec);
+  const char *slo = NULL, *rlo = NULL;
+  size_t ns = d->sendbuf == d->recvbuf ? 0
+              : span(d->sendbuf, in, d->bind.sendcount, d->bind.sendtype, &slo);
+  size_t nr = span(d->recvbuf, d->spec.in_place && in > out ? in : out, d->bind.recvcount,
+                   d->bind.recvtype, &rlo);
+  size_t off = (ns + 63) & ~(size_t)63;
+  int rc = backend_cuda_host_grow(&st->stage, &st->stage_bytes, off + nr);
+  char *m = st->stage;
+  dispatch_call h = *d;
+  if (!rc && ns) rc = backend_cuda_copy(m, slo, ns);
+  if (!rc && nr) rc = backend_cuda_copy(m + off, rlo, nr);
+  if (nr) h.recvbuf = m + off + ((const char *)d->recvbuf - rlo);
+  if (ns) h.sendbuf = m + ((const char *)d->sendbuf - slo);
+  else if (d->sendbuf == d->recvbuf) h.sendbuf = h.recvbuf;
+  if (!rc) rc = execute(&h, st, B);
+  if (!rc && nr) rc = backend_cuda_copy((void *)(uintptr_t)rlo, m + off, nr);
+  return rc;
+}
+
+/* Whether plan B of decision D can serve device-buffer call d: always
+ * staged; with a CUDA-aware library when the CUDA backend runs it. */
+static int device_fits(const decision *D, const binding *B) {
+  return !backend_cuda_aware() ||
+         backend_cuda_fits(plan_batches(B->plan), plan_prog(B->plan)->shm_units,
+                           reads_in_place(&D->choice));
+}
+
+/* Run plan B of device-buffer call d: with the CUDA backend be where the
+ * library is CUDA-aware (ending synchronised), else staged. */
+static int execute_device(const dispatch_call *d, collc_state *st, const binding *B,
+                          const exec_backend *be) {
+  if (!backend_cuda_aware()) return execute_staged(d, st, B);
+  if (!st->bctx && !(st->bctx = ctx_new())) return MPI_ERR_NO_MEM;
+  if (plan_prog(B->plan)->ngroups) request_quiesce(st);
+  exec_where w = {st->priv, TAG_BLOCKING, B->gcomm, &st->seg, be};
+  int rc = request_run(st->bctx, B->plan, &w, d->sendbuf, d->recvbuf), rs = backend_cuda_sync();
+  return rc ? rc : rs;
+}
+
 int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes) {
   dispatch_call call = *d0, *d = &call; /* with the node layout */
   decision_key dk;
   binding_key bk;
   collc_choice c;
   int rc;
-  if (on_device(d->sendbuf, d->recvbuf)) { /* device buffers: the library's call, not remembered */
+  const exec_backend *dev = NULL;
+  if (on_device(d->sendbuf, d->recvbuf)) { /* device buffers: not remembered */
     call.ck = NULL;
-    stats_device(d->spec.coll + (d->ireq ? COLLC_COLL_COUNT : 0));
-    return dispatch_native(d, native_bytes);
+    if (d->ireq || d->request || !(dev = backend_cuda())) { /* (no GPU: always) */
+      stats_device(d->spec.coll + (d->ireq ? COLLC_COLL_COUNT : 0));
+      return dispatch_native(d, native_bytes);
+    }
   }
   if (d->ireq) return nb_dispatch(d, forced, native_bytes); /* (local: no layout discovery) */
   collc_state *st = state_get(d->comm, 0);
@@ -410,7 +469,12 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
   if (d->request) return (rc = persist(d, D, &bk)) ? collc_raise(d->comm, rc) : MPI_SUCCESS;
   binding *B, tmp = {0};
   if ((rc = dispatch_plan_of(d, D, &bk, &B, &tmp))) return collc_raise(d->comm, rc);
-  rc = execute(d, st, B);
+  if (dev && !device_fits(D, B)) { /* (the same on every rank: the same plan) */
+    if (B == &tmp) plan_free(tmp.plan), free(tmp.gcomm);
+    stats_device(d->spec.coll);
+    return dispatch_native(d, native_bytes);
+  }
+  rc = dev ? execute_device(d, st, B, dev) : execute(d, st, B);
   stats_add(d->spec.coll, D->algo, d->src, plan_bytes(B->plan));
   if (B == &tmp) plan_free(tmp.plan), free(tmp.gcomm);
   else if (!rc)

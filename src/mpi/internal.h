@@ -120,6 +120,9 @@ typedef struct {
   shm_seg *seg;           /* node segment of the blocking plans (grown on demand) */
   call_entry *calls;      /* the call cache: CALL_SLOTS entries, NULL until used */
   exec_ctx *bctx;         /* the blocking calls' execution context, NULL until used */
+  void *stage;            /* pinned host mirror of device buffers (backend_cuda.h: MPI
+                             libraries that are not CUDA-aware), NULL until used */
+  size_t stage_bytes;
   /* Nonblocking calls (nonblocking.c): decided locally, from what the
    * blocking calls (collectively, at the same points on every rank) set up. */
   unsigned version;       /* bumped whenever that changes: layout, segment, group

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "../exec/backend_cuda.h"
 #include "dispatch.h"
 #include "request.h"
 #include "../exec/segment.h"
@@ -44,6 +45,7 @@ static void state_free(collc_state *st, int collective) {
     st->priv = st->priv_new;
   }
   free(st->nb_busy);
+  backend_cuda_host_free(st->stage);
   if (!collective && st->seg) seg_retire(st->seg), st->seg = NULL;
   state_free_nodes(st);
   for (int i = 0; i < st->nfam; i++)

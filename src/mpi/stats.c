@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include "internal.h"
 #include "../plan/config.h"
+#include "../exec/memclass.h"
 
 #define STATS_MAX_ALGOS 64
 
@@ -60,6 +61,7 @@ void stats_print(void) {
               "library's call)\n", c >= COLLC_COLL_COUNT ? "i" : "",
               coll_name(c % COLLC_COLL_COUNT), device_calls[c]);
   if (!any) fprintf(stderr, "collc-stats: no collective served by collc\n");
+  if (atomic_load(&memclass_state)) fprintf(stderr, "collc-cuda: %s\n", memclass_how());
   rules_print();
   guard_print();
   if (batch_plans[0] || batch_plans[1])

@@ -26,6 +26,16 @@ static int env_count(const char *name) {
   return *end || k < 1 || k > (1 << 30) ? -1 : (int)k;
 }
 
+/* COLLC_TEST_FAKE_DEVICE=<lo>:<hi> (hex addresses) into r; {0, 0} if unset or bad. */
+static void env_range(const char *name, uintptr_t r[2]) {
+  const char *v = getenv(name);
+  char *mid, *end;
+  r[0] = r[1] = 0;
+  if (!v || !*v) return;
+  unsigned long long lo = strtoull(v, &mid, 16), hi = *mid == ':' ? strtoull(mid + 1, &end, 16) : 0;
+  if (*mid == ':' && !*end && lo < hi) r[0] = (uintptr_t)lo, r[1] = (uintptr_t)hi;
+}
+
 static void config_read(void) {
   cfg.disable = env_flag("COLLC_DISABLE");
   cfg.stats = env_flag("COLLC_STATS");
@@ -33,6 +43,9 @@ static void config_read(void) {
   cfg.shm = !(shm && !strcmp(shm, "0"));
   const char *cma = getenv("COLLC_CMA");
   cfg.cma = !(cma && !strcmp(cma, "0"));
+  const char *cuda = getenv("COLLC_CUDA");
+  cfg.cuda = !(cuda && !strcmp(cuda, "0"));
+  env_range("COLLC_TEST_FAKE_DEVICE", cfg.fake_dev);
   const char *ex = getenv("COLLC_EXEC");
   cfg.batch = ex && !strcmp(ex, "batch");
   cfg.node_size = env_count("COLLC_NODE_SIZE");

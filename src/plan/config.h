@@ -3,6 +3,7 @@
 #define COLLC_CONFIG_H
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include "../ir/ir.h"
 
 typedef struct {
@@ -12,6 +13,9 @@ typedef struct {
   char tuning[1024];                    /* COLLC_TUNING: the tuning file, "" = none */
   int shm;                              /* COLLC_SHM=0: no shared memory (default on) */
   int cma;                              /* COLLC_CMA=0: no single copy (default on) */
+  int cuda;                             /* COLLC_CUDA=0: never load the CUDA runtime (default 1) */
+  uintptr_t fake_dev[2];                /* COLLC_TEST_FAKE_DEVICE=<lo>:<hi> (hex): test hook,
+                                           [lo, hi) is device memory; {0, 0} = off */
   int batch;                            /* COLLC_EXEC=batch: local instructions run in
                                            batches (ir/batch.h; default: one by one) */
   int node_size;                        /* COLLC_NODE_SIZE=k: virtual nodes of k ranks; 0 = real

@@ -3,10 +3,12 @@
  * Truth: a fake device allocator written here (a table of ranges and the
  * class each was allocated as; its free calls memclass_forget, as a hook on
  * cudaFree must) answers the cache's misses and counts them. Checks: a
- * first lookup misses and asks once, any pointer inside the same allocation
- * then hits with no query; host pointers cache their page; a freed range
- * reallocated at the same address as another class is answered with the
- * new class; more ranges than slots evict (and re-ask); four threads looking
+ * first lookup misses and asks once, any pointer inside the same device
+ * allocation then hits with no query; host, pinned and managed answers are
+ * never cached (asked each time); the free rule (memclass.h): a device
+ * range freed without a forget and reused as host memory stays device until
+ * forgotten, memory answered as host or managed and then reallocated as
+ * device is device at once; more ranges than slots evict (and re-ask); four threads looking
  * up stable ranges all get the right class. Without CUDA (or a GPU: this
  * is what a machine without one sees) every pointer is host memory. The
  * cost of a call is printed: host pointers without CUDA, cache hits. */
@@ -89,14 +91,29 @@ int main(void) {
   CHECK(memclass_of(host) == MEM_HOST && memclass_of(host + 8) == MEM_HOST,
         "host pointer not host");
   long q = queries;
-  CHECK(memclass_of(host + 1) == MEM_HOST && queries == q, "host page not cached");
+  CHECK(memclass_of(host + 1) == MEM_HOST && queries == q + 1, "host page cached");
   misses = memclass_misses();
   CHECK(misses == queries, "misses %lld, queries %ld", misses, queries);
-  fake_free(0); /* freed, reallocated at the same address as managed memory */
+  /* The free rule: collc sees no cudaFree. A device range freed without a
+   * forget and its addresses reused as host memory stays device (the safe
+   * direction: the MPI library serves the call) until forgotten. */
+  fake[0].cls = MEM_HOST;
+  CHECK(memclass_of(arena + 10) == MEM_DEVICE && queries == q + 1, "stale device range asked");
+  memclass_forget(arena, 1);
+  CHECK(memclass_of(arena + 10) == MEM_HOST && queries == q + 2, "forgotten range still cached");
+  /* The other direction must never be stale: memory just answered as host
+   * (or pinned, managed), then reused as device memory, is device at once. */
+  fake_free(0);
   fake_alloc(1, arena, 4096, MEM_MANAGED);
-  CHECK(memclass_of(arena + 10) == MEM_MANAGED && queries == q + 1,
-        "reallocated range: stale class or %ld queries", queries - q);
+  CHECK(memclass_of(arena + 10) == MEM_MANAGED && memclass_of(arena + 11) == MEM_MANAGED,
+        "managed range: wrong class");
+  fake[1].cls = MEM_DEVICE; /* freed without a forget, reallocated as device memory */
+  CHECK(memclass_of(arena + 10) == MEM_DEVICE, "managed range reused as device: stale class");
   fake_free(1);
+  CHECK(memclass_of(arena + 64) == MEM_HOST, "freed range");
+  fake_alloc(2, arena, 4096, MEM_DEVICE); /* a host page, now a device allocation */
+  CHECK(memclass_of(arena + 64) == MEM_DEVICE, "host page reused as device: stale class");
+  fake_free(2);
   fake_alloc(2, arena + 4096, 4096, MEM_PINNED);
   CHECK(memclass_of(arena + 5000) == MEM_PINNED && memclass_host_ok(MEM_PINNED) &&
         memclass_host_ok(MEM_MANAGED) && !memclass_host_ok(MEM_DEVICE), "pinned");

@@ -1,0 +1,47 @@
+/* backend_cuda.h - device buffers through the CUDA backend (issue 16).
+ *
+ * Reached only where a GPU exists (memclass_gpu) and libcollc_cuda.so (make
+ * CUDA=1) lies next to libcollc.so: backend_cuda() is NULL everywhere else,
+ * so a machine without a GPU never gets past that test (its device-buffer
+ * calls go to the MPI library). NEVER RUN: written on a machine without a
+ * GPU (tests/gpu/run.sh is the test to run on one).
+ *
+ * Two ways, by what the MPI library can do:
+ *  - CUDA-aware MPI (Open MPI's MPIX_Query_cuda_support): the plan runs
+ *    with the CUDA backend: its batches are one kernel launch each on a
+ *    private stream (the table uploaded once per plan), messages and group
+ *    calls get the device pointers after the stream is synchronised, and
+ *    the execution ends synchronised. Plans qualify when every local
+ *    instruction runs in batches with a device kernel, and they use no node
+ *    segment and no remote reads (backend_cuda_fits).
+ *  - otherwise, whole-buffer staging: the call's buffers are copied to a
+ *    pinned host mirror (grown per communicator, never per call), the plan
+ *    runs there with the MPI backend as for host buffers, the receive
+ *    buffer is copied back. Simple, and slower than per-message staging. */
+#ifndef COLLC_BACKEND_CUDA_H
+#define COLLC_BACKEND_CUDA_H
+
+#include <stddef.h>
+#include "backend.h"
+
+/* The CUDA backend, loaded on the first call (dlopen libcollc_cuda.so from
+ * libcollc.so's directory); NULL without a GPU or without that library. */
+const exec_backend *backend_cuda(void);
+/* Whether the MPI library takes device pointers (then messages use them). */
+int backend_cuda_aware(void);
+/* Whether a plan with batches T (NULL: none), shm_units node-segment units
+ * and remote reads (reads) can run with the CUDA backend. */
+int backend_cuda_fits(const xbatch_tab *T, long long shm_units, int reads);
+/* Wait for everything launched on the private stream. MPI code. */
+int backend_cuda_sync(void);
+/* Copy n bytes between any two of host, pinned and device memory
+ * (synchronous). MPI code. */
+int backend_cuda_copy(void *dst, const void *src, size_t n);
+/* Grow the pinned buffer *buf of *bytes to at least n (freed by
+ * backend_cuda_host_free). MPI code. */
+int backend_cuda_host_grow(void **buf, size_t *bytes, size_t n);
+void backend_cuda_host_free(void *buf);
+/* Free a plan's device copy of its batch table (plan.c). */
+void backend_cuda_table_free(void *dev);
+
+#endif

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# tests/gpu/run.sh - the device-buffer checks and benchmark, for a machine
+# with one GPU (issue 16). Never run where it was written (no GPU there):
+# `bash -n` checks it and the normal build compiles its program
+# (tests/mpi/gpu_preload.c: CUDA and NCCL by dlopen). About 2-4 minutes.
+#
+#   tests/gpu/run.sh              build with CUDA=1, check p = 1, 2, 4, benchmark p = 2, 4
+#   OPAL_PREFIX=/opt/ompi tests/gpu/run.sh   an Open MPI unpacked from Debian packages
+#                                            (its bin/ and lib/ are put on PATH and
+#                                            LD_LIBRARY_PATH); or put any MPI's bin/ on PATH
+#   MPICC=mpicc.mpich MPIRUN=mpirun.mpich tests/gpu/run.sh
+#
+# Ranks share the GPU (rank % devices). Checks: every collective with
+# device buffers against the library's PMPI_ call on host copies (ints
+# exact; doubles bitwise identical on all ranks), with collc's CUDA path
+# (COLLC_STATS lines printed: plans served vs `native mem=cuda`), then with
+# COLLC_CUDA=0 (device calls to the library: CUDA-aware libraries only).
+# Benchmark: allreduce 8 B .. 64 MiB, collc vs native (CUDA-aware only) vs
+# NCCL (if libnccl.so.2 loads). Exit status: 0 if every check passed.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+if [[ -n ${OPAL_PREFIX:-} ]]; then
+  export PATH="$OPAL_PREFIX/bin:$PATH"
+  export LD_LIBRARY_PATH="$OPAL_PREFIX/lib/x86_64-linux-gnu:$OPAL_PREFIX/lib:${LD_LIBRARY_PATH:-}"
+fi
+export PATH="$PATH:/usr/local/cuda/bin"
+first() { for c in "$@"; do command -v "$c" >/dev/null && { echo "$c"; return; }; done; }
+MPICC=${MPICC:-$(first mpicc.openmpi mpicc)}
+MPIRUN=${MPIRUN:-$(first mpirun.openmpi mpirun mpiexec)}
+[[ -n $MPICC && -n $MPIRUN ]] || { echo "no mpicc/mpirun on PATH (set OPAL_PREFIX or PATH)"; exit 2; }
+command -v nvidia-smi >/dev/null && nvidia-smi -L
+B=build-gpu
+echo "== build ($MPICC, CUDA=1) into $B/"
+make -j"$(nproc)" CUDA=1 BUILD="$B" MPICC="$MPICC" lib "$B/libcollc_cuda.so" \
+  "$B/tests/mpi_gpu_preload" >"$B.log" 2>&1 || { tail -30 "$B.log"; exit 2; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+RUN=("$MPIRUN" -np)
+if "$MPIRUN" --version 2>&1 | grep -qi 'open mpi\|open-mpi\|OpenRTE'; then
+  RUN=("$MPIRUN" --oversubscribe --bind-to none --mca op ^avx -np) # (local ranks inherit the environment)
+fi
+AWARE=0 # the library takes device buffers itself (Open MPI: ompi_info says so)
+command -v ompi_info >/dev/null && ompi_info --parsable --all 2>/dev/null |
+  grep -q 'mpi_built_with_cuda_support:value:true' && AWARE=1
+echo "MPI library CUDA-aware: $AWARE"
+PROG=$B/tests/mpi_gpu_preload
+PRE=$PWD/$B/libcollc.so
+pass=0
+fail=0
+# case NAME CMD...: run with a 120 s limit; PASS/FAIL and the output.
+case_() {
+  local name=$1 rc=0
+  shift
+  echo "== $name"
+  timeout 120 "$@" || rc=$?
+  if ((rc == 0)); then pass=$((pass + 1)); echo "PASS $name"; else fail=$((fail + 1)); echo "FAIL $name (exit $rc)"; fi
+}
+# A library that is not CUDA-aware cannot take device buffers itself, so
+# there collc must serve every call: algorithms forced (no native rows).
+FORCE=(COLLC_ALLREDUCE=recexch COLLC_ALLGATHER=recexch COLLC_REDUCE_SCATTER_BLOCK=recexch
+       COLLC_REDUCE=tree COLLC_BCAST=tree COLLC_ALLTOALL=linear)
+for np in 1 2 4; do
+  case_ "check collc np=$np" env LD_PRELOAD="$PRE" COLLC_STATS=1 "${FORCE[@]}" \
+    "${RUN[@]}" $np "$PROG" check
+  ((AWARE)) || continue # (below, calls reach the library with device buffers)
+  case_ "check collc default rule np=$np" env LD_PRELOAD="$PRE" COLLC_STATS=1 \
+    "${RUN[@]}" $np "$PROG" check
+  case_ "check COLLC_CUDA=0 np=$np" env LD_PRELOAD="$PRE" COLLC_CUDA=0 COLLC_STATS=1 \
+    "${RUN[@]}" $np "$PROG" check
+done
+for np in 2 4; do
+  case_ "bench np=$np" env LD_PRELOAD="$PRE" "${FORCE[@]}" "${RUN[@]}" $np "$PROG" bench
+done
+echo "$pass passed, $fail failed"
+((AWARE)) || echo "(not CUDA-aware: only forced algorithms checked, no native timings)"
+((fail == 0))

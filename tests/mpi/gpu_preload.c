@@ -1,0 +1,270 @@
+/* gpu_preload.c - collectives with CUDA device buffers (issue 16), for a
+ * machine with a GPU (tests/gpu/run.sh). An unmodified program: collc comes
+ * by LD_PRELOAD, so MPI_<coll> is collc's and PMPI_<coll> the library's.
+ * The CUDA runtime (and NCCL) are loaded with dlopen, so this file builds
+ * in the normal build, where it is compiled but never run.
+ *
+ *   mpi_gpu_preload check   every collective, device buffers, vs a host reference
+ *   mpi_gpu_preload bench   allreduce 8 B .. 64 MiB: collc vs native vs NCCL
+ *
+ * check: allreduce, reduce_scatter_block, allgather, reduce, bcast,
+ * alltoall at several counts (blocking; nonblocking and persistent too when
+ * the library is CUDA-aware: collc hands those to it). Truth: the library's
+ * PMPI_<coll> on host copies of the same input; ints must be equal exactly;
+ * doubles (allreduce) must be bitwise identical on all ranks (a hash, min
+ * and max over ranks) and within 1e-12 of the reference. Ranks share GPU 0
+ * (or rank % devices). Exit 0 if all pass.
+ * bench: per size 5 warm-ups, 20 repetitions each after a barrier, a
+ * repetition's time the maximum over ranks; min and median in us. Native
+ * with device buffers only on a CUDA-aware library; NCCL if libnccl.so.2
+ * loads. */
+#include <dlfcn.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(OPEN_MPI)
+#include <mpi-ext.h>
+#endif
+
+static int rank, size, aware;
+static struct { /* the CUDA runtime, by dlopen */
+  int (*malloc_)(void **p, size_t n);
+  int (*free_)(void *p);
+  int (*memcpy_)(void *d, const void *s, size_t n, int kind); /* 4: cudaMemcpyDefault */
+  int (*sync)(void);
+  int (*count)(int *n);
+  int (*set)(int dev);
+  int (*stream_new)(void **st);
+  int (*stream_sync)(void *st);
+} cu;
+static struct { /* NCCL, by dlopen (optional) */
+  int (*get_id)(void *id);
+  int (*init)(void **comm, int n, char id[128], int rank);
+  int (*allreduce)(const void *s, void *r, size_t n, int type, int op, void *comm, void *st);
+  void *comm, *stream;
+} nc;
+
+/* Load the symbols names[i] of library lib into fn[i]; 1 if all are there. */
+static int load(const char *lib, const char *const *names, void **fn, int n) {
+  void *h = dlopen(lib, RTLD_NOW | RTLD_GLOBAL);
+  for (int i = 0; h && i < n; i++)
+    if (!(fn[i] = dlsym(h, names[i]))) return 0;
+  return h != NULL;
+}
+
+static int cuda_init(void) {
+  static const char *const names[] = {"cudaMalloc", "cudaFree", "cudaMemcpy", "cudaDeviceSynchronize",
+                                      "cudaGetDeviceCount", "cudaSetDevice", "cudaStreamCreate",
+                                      "cudaStreamSynchronize"};
+  int n = 0;
+  if (!load("libcudart.so", names, (void **)&cu, 8) && !load("libcudart.so.13", names, (void **)&cu, 8) &&
+      !load("libcudart.so.12", names, (void **)&cu, 8))
+    return 0;
+  return cu.count(&n) == 0 && n > 0 && cu.set(rank % n) == 0;
+}
+
+/* A device copy of n host bytes h (NULL: uninitialised). */
+static void *dev_of(const void *h, size_t n) {
+  void *d = NULL;
+  if (cu.malloc_(&d, n ? n : 1)) {
+    fprintf(stderr, "rank %d: cudaMalloc(%zu) failed\n", rank, n);
+    PMPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  if (h) cu.memcpy_(d, h, n, 4);
+  return d;
+}
+
+enum { ALLREDUCE, RSB, ALLGATHER, REDUCE, BCAST, ALLTOALL, NCOLL };
+enum { BLOCKING, NONBLOCKING, PERSISTENT, REFERENCE };
+static const char *const coll_names[NCOLL] = {"allreduce", "reduce_scatter_block", "allgather",
+                                              "reduce", "bcast", "alltoall"};
+
+/* Collective c on n elements of t (per block), s into r, in mode m
+ * (REFERENCE: PMPI_). MPI code. */
+static int coll_run(int c, int m, const void *s, void *r, int n, MPI_Datatype t) {
+  MPI_Comm w = MPI_COMM_WORLD;
+  MPI_Request q = MPI_REQUEST_NULL;
+  int root = c == BCAST ? size - 1 : 1 % size, rc;
+#define ALL3(B, I, P, R, ...)                                                                 \
+  (m == BLOCKING ? B(__VA_ARGS__) : m == NONBLOCKING ? I(__VA_ARGS__, &q)                     \
+   : m == PERSISTENT ? P(__VA_ARGS__, MPI_INFO_NULL, &q) : R(__VA_ARGS__))
+#if MPI_VERSION >= 4
+#define PI(x) MPI_##x##_init
+#else
+#define PI(x) MPIX_##x##_init
+#endif
+  switch (c) {
+  case ALLREDUCE:
+    rc = ALL3(MPI_Allreduce, MPI_Iallreduce, PI(Allreduce), PMPI_Allreduce, s, r, n, t, MPI_SUM, w);
+    break;
+  case RSB:
+    rc = ALL3(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, PI(Reduce_scatter_block),
+              PMPI_Reduce_scatter_block, s, r, n, t, MPI_SUM, w);
+    break;
+  case ALLGATHER:
+    rc = ALL3(MPI_Allgather, MPI_Iallgather, PI(Allgather), PMPI_Allgather, s, n, t, r, n, t, w);
+    break;
+  case REDUCE:
+    rc = ALL3(MPI_Reduce, MPI_Ireduce, PI(Reduce), PMPI_Reduce, s, r, n, t, MPI_SUM, root, w);
+    break;
+  case BCAST:
+    rc = ALL3(MPI_Bcast, MPI_Ibcast, PI(Bcast), PMPI_Bcast, r, n, t, root, w);
+    break;
+  default:
+    rc = ALL3(MPI_Alltoall, MPI_Ialltoall, PI(Alltoall), PMPI_Alltoall, s, n, t, r, n, t, w);
+  }
+#undef ALL3
+  if (rc || m == BLOCKING || m == REFERENCE) return rc;
+  if (m == PERSISTENT) rc = MPI_Start(&q);
+  if (!rc) rc = MPI_Wait(&q, MPI_STATUS_IGNORE);
+  if (!rc && m == PERSISTENT) rc = MPI_Request_free(&q);
+  return rc;
+}
+
+/* FNV-1a of n bytes. */
+static uint64_t hash(const unsigned char *b, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+  return h;
+}
+
+/* One check: collective c, mode m, n elements of int (dbl: double) per
+ * block, device buffers against the host reference. 1 if it failed here. */
+static int check_one(int c, int m, int n, int dbl) {
+  size_t esz = dbl ? sizeof(double) : sizeof(int), bytes = (size_t)n * (size_t)size * esz;
+  char *hs = malloc(bytes), *hr = malloc(bytes), *out = malloc(bytes), *ref = malloc(bytes);
+  MPI_Datatype t = dbl ? MPI_DOUBLE : MPI_INT;
+  for (size_t k = 0; k < (size_t)n * (size_t)size; k++) {
+    if (dbl) ((double *)hs)[k] = 1.0 / (double)(rank + 3) + (double)k * 1e-3;
+    else ((int *)hs)[k] = rank * 1000003 + (int)k * 7 + c;
+    if (dbl) ((double *)hr)[k] = -1.0;
+    else ((int *)hr)[k] = -1 - (int)k;
+  }
+  if (c == BCAST && rank == size - 1) memcpy(hr, hs, (size_t)n * esz);
+  memcpy(ref, hr, bytes);
+  void *ds = dev_of(hs, bytes), *dr = dev_of(hr, bytes);
+  int rc = coll_run(c, m, ds, dr, n, t), rr = coll_run(c, REFERENCE, hs, ref, n, t), bad = 0;
+  cu.memcpy_(out, dr, bytes, 4);
+  if (!dbl) bad = rc || rr || memcmp(out, ref, bytes);
+  else {
+    uint64_t h[2] = {hash((unsigned char *)out, (size_t)n * esz), 0}, lo, hi;
+    h[1] = h[0];
+    PMPI_Allreduce(&h[0], &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    PMPI_Allreduce(&h[1], &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    bad = rc || rr || lo != hi;
+    for (int k = 0; k < n && !bad; k++) {
+      double a = ((double *)out)[k], b = ((double *)ref)[k];
+      bad = (a > b ? a - b : b - a) > 1e-12 * (b > 0 ? b : -b);
+    }
+  }
+  if (bad)
+    fprintf(stderr, "rank %d: %s mode %d n=%d %s: %s\n", rank, coll_names[c], m, n,
+            dbl ? "double" : "int", rc || rr ? "error" : "wrong");
+  cu.free_(ds), cu.free_(dr), free(hs), free(hr), free(out), free(ref);
+  return bad;
+}
+
+static int check(void) {
+  static const int counts[] = {1, 7, 1000, 65536 + 3};
+  int fails = 0, modes = aware ? PERSISTENT : BLOCKING; /* (the library's own must take them) */
+  for (int c = 0; c < NCOLL; c++)
+    for (int m = BLOCKING; m <= modes; m++)
+      for (int i = 0; i < 4; i++) fails += check_one(c, m, counts[i], 0);
+  for (int i = 0; i < 4; i++) fails += check_one(ALLREDUCE, BLOCKING, counts[i], 1);
+  int all = 0;
+  PMPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (!rank) printf("gpu check: p=%d cuda-aware=%d: %s (%d failed)\n", size, aware,
+                    all ? "FAILED" : "ok", all);
+  return all != 0;
+}
+
+/* ---- bench ---- */
+
+typedef int (*impl_fn)(void *s, void *r, int n);
+static int run_collc(void *s, void *r, int n) {
+  return MPI_Allreduce(s, r, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+}
+static int run_native(void *s, void *r, int n) {
+  return PMPI_Allreduce(s, r, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+}
+static int run_nccl(void *s, void *r, int n) { /* ncclFloat32 = 7, ncclSum = 0 */
+  return nc.allreduce(s, r, (size_t)n, 7, 0, nc.comm, nc.stream) || cu.stream_sync(nc.stream);
+}
+
+static int cmp_d(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Min and median (us) of implementation f on n floats of device buffers. */
+static void time_it(impl_fn f, void *s, void *r, int n, double *mn, double *med) {
+  enum { WARM = 5, REPS = 20 };
+  double t[REPS];
+  for (int i = 0; i < WARM; i++) f(s, r, n);
+  for (int i = 0; i < REPS; i++) {
+    PMPI_Barrier(MPI_COMM_WORLD);
+    PMPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime(), dt;
+    f(s, r, n);
+    dt = MPI_Wtime() - t0;
+    PMPI_Allreduce(&dt, &t[i], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  }
+  qsort(t, REPS, sizeof *t, cmp_d);
+  *mn = t[0] * 1e6, *med = t[REPS / 2] * 1e6;
+}
+
+static void nccl_init(void) {
+  static const char *const names[] = {"ncclGetUniqueId", "ncclCommInitRank", "ncclAllReduce"};
+  char id[128] = {0};
+  int ok = load("libnccl.so.2", names, (void **)&nc, 3), all = 0;
+  if (ok && !rank) ok = nc.get_id(id) == 0;
+  PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all) return;
+  PMPI_Bcast(id, 128, MPI_BYTE, 0, MPI_COMM_WORLD);
+  ok = cu.stream_new(&nc.stream) == 0 && nc.init(&nc.comm, size, id, rank) == 0;
+  PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all) nc.comm = NULL;
+}
+
+static int bench(void) {
+  size_t most = (size_t)64 << 20;
+  void *s = dev_of(NULL, most), *r = dev_of(NULL, most);
+  nccl_init();
+  if (!rank) {
+    printf("allreduce, float sum, device buffers, p=%d, cuda-aware=%d, us (min / median)\n", size, aware);
+    printf("%10s %22s %22s %22s\n", "bytes", "collc", aware ? "native" : "native (not aware)",
+           nc.comm ? "nccl" : "nccl (absent)");
+  }
+  static const size_t sizes[] = {8, 64, 512, 4096, 32768, 262144, 2 << 20, 16 << 20, 64 << 20};
+  for (int i = 0; i < 9; i++) {
+    size_t b = sizes[i];
+    int n = (int)(b / sizeof(float));
+    double v[3][2] = {{0}};
+    time_it(run_collc, s, r, n, &v[0][0], &v[0][1]);
+    if (aware) time_it(run_native, s, r, n, &v[1][0], &v[1][1]);
+    if (nc.comm) time_it(run_nccl, s, r, n, &v[2][0], &v[2][1]);
+    if (!rank)
+      printf("%10zu %10.1f / %9.1f %10.1f / %9.1f %10.1f / %9.1f\n", b, v[0][0], v[0][1],
+             v[1][0], v[1][1], v[2][0], v[2][1]);
+  }
+  cu.free_(s), cu.free_(r);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+  aware = MPIX_Query_cuda_support();
+#endif
+  int ok = cuda_init(), all = 0, rc = 1;
+  PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all) {
+    if (!rank) fprintf(stderr, "gpu: no CUDA runtime or no GPU here\n");
+  } else rc = argc > 1 && !strcmp(argv[1], "bench") ? bench() : check();
+  MPI_Finalize();
+  return rc;
+}
