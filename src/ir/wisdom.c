@@ -203,7 +203,7 @@ static int spec_of(const header *H, const wisdom_key *key, collc_spec *s) {
   const int64_t *k = H->key;
   if (k[0] < 0 || k[0] >= COLLC_COLL_COUNT || k[1] < 1 || k[1] > (1 << 24) || k[2] < 0 ||
       k[2] >= k[1] || k[3] < 0 || k[3] > INT32_MAX || k[4] < 0 || k[4] > ((int64_t)1 << 40) || k[5] < 0 || k[5] > 1 || k[6] < 0 || k[6] >= k[1] ||
-      k[7] < 0 || k[7] > 1)
+      k[7] < 0 || k[7] > 1 || coll_desc_of((int)k[0])->counted) /* (no counts in the format) */
     return -1;
   *s = (collc_spec){(int)k[0], (int)k[1], (int)k[2], k[3],      k[4],
                     (int)k[5], (int)k[6], (int)k[7], key ? key->spec.layout : NULL, NULL, NULL};
