@@ -67,7 +67,7 @@ lib: $(BUILD)/libcollc.so $(BUILD)/libcollc.a
 tools: $(TOOL_BIN)
 tests: all $(TEST_BIN)
 
-$(BUILD)/obj/%.o: %.c $(wildcard include/*.h src/*/*.h)
+$(BUILD)/obj/%.o: %.c $(wildcard include/*.h src/*.h src/*/*.h)
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  CC      $<")
 	$(Q)$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) -c $< -o $@
@@ -167,7 +167,7 @@ check: deps
 BUILD_SMPI ?= build-smpi
 FUZZ_TIME ?= 600
 FUZZ_SRC  := $(sort $(wildcard src/ir/*.c)) tests/fuzz/wisdom.c
-build-fuzz/wisdom_fuzz: $(FUZZ_SRC) $(wildcard include/*.h src/*/*.h)
+build-fuzz/wisdom_fuzz: $(FUZZ_SRC) $(wildcard include/*.h src/*.h src/*/*.h)
 	@mkdir -p build-fuzz
 	@$(if $(V),,echo "  CLANG   $@")
 	$(Q)clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(CPPFLAGS) $(FUZZ_SRC) -lz -o $@

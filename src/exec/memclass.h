@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdatomic.h>
+#include "../hot.h"
 
 enum { MEM_HOST = 0, MEM_PINNED, MEM_DEVICE, MEM_MANAGED, MEM_CLASSES };
 
@@ -37,7 +38,7 @@ typedef struct {
 } memclass_range;
 typedef int (*memclass_query_fn)(const void *p, memclass_range *out);
 
-extern atomic_int memclass_state; /* 0 not probed, 1 no CUDA, 2 CUDA (see memclass_of) */
+extern COLLC_LOCAL atomic_int memclass_state; /* 0 not probed, 1 no CUDA, 2 CUDA (see memclass_of) */
 
 /* The class of p, from the cache (memclass.c). */
 int memclass_lookup(const void *p);

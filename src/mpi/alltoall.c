@@ -24,18 +24,25 @@ static int alltoall(const char *forced, const void *sb, int sc, MPI_Datatype st,
                        inative_alltoall);
 }
 
-int collc_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+/* collc_alltoall behind the memo (a tail call of the entry points). */
+static __attribute__((noinline)) int alltoall_slow(const void *sendbuf, int sendcount,
+                                                  MPI_Datatype sendtype, void *recvbuf,
+                                                  int recvcount, MPI_Datatype recvtype,
+                                                  MPI_Comm comm) {
   pair_args a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL};
-  return dispatch_pair_default(COLLC_COLL_ALLTOALL, &a, comm, PMPI_Alltoall, native_alltoall,
-                               inative_alltoall);
+  return dispatch_pair_slow(COLLC_COLL_ALLTOALL, &a, comm, PMPI_Alltoall, native_alltoall, inative_alltoall);
+}
+
+int collc_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return dispatch_pair_default(COLLC_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                               recvtype, comm, PMPI_Alltoall, alltoall_slow);
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  if (config_get()->disable)
-    return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  return collc_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+                int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return dispatch_pair_default(COLLC_COLL_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                               recvtype, comm, PMPI_Alltoall, alltoall_slow);
 }
 
 int collc_alltoall_algo(const char *algorithm, const void *sendbuf, int sendcount,
@@ -60,9 +67,6 @@ int collc_alltoall_torus(const void *sendbuf, int sendcount, MPI_Datatype sendty
 
 int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-  if (config_get()->disable)
-    return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                          request);
   pair_args a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL};
   return dispatch_ipair(COLLC_COLL_ALLTOALL, &a, comm, request, PMPI_Ialltoall, native_alltoall,
                         inative_alltoall);

@@ -41,17 +41,26 @@ static int barrier(const char *forced, MPI_Comm comm, const persist_args *pa, co
   return dispatch(&d, forced, 0);
 }
 
-int collc_barrier(MPI_Comm comm) {
+/* collc_barrier behind the memo (a tail call of the entry points;
+ * COLLC_DISABLE hands it to the library). */
+static __attribute__((noinline)) int barrier_slow(MPI_Comm comm) {
   int rc, how = dispatch_fast(comm, &barrier_key, NULL, NULL, &rc);
-  if (how == FAST_NATIVE) return PMPI_Barrier(comm);
   if (how == FAST_DONE) return rc;
+  if (how == FAST_NATIVE || config_get()->disable) return PMPI_Barrier(comm);
   return barrier(NULL, comm, NULL, &barrier_key);
 }
 
-int MPI_Barrier(MPI_Comm comm) {
-  if (config_get()->disable) return PMPI_Barrier(comm);
-  return collc_barrier(comm);
+/* The same, the memo first. */
+COLLC_HOT int barrier_call(MPI_Comm comm) {
+  int rc, how = dispatch_memo(comm, &barrier_key, NULL, NULL, &rc);
+  if (how == FAST_NATIVE) return PMPI_Barrier(comm);
+  if (how == FAST_DONE) return rc;
+  return barrier_slow(comm);
 }
+
+int collc_barrier(MPI_Comm comm) { return barrier_call(comm); }
+
+int MPI_Barrier(MPI_Comm comm) { return barrier_call(comm); }
 
 int collc_barrier_algo(const char *algorithm, MPI_Comm comm) {
   if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
@@ -59,9 +68,9 @@ int collc_barrier_algo(const char *algorithm, MPI_Comm comm) {
 }
 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
-  if (config_get()->disable) return PMPI_Ibarrier(comm, request);
   int rc, how = nb_fast(comm, &barrier_key, NULL, NULL, request, &rc);
-  if (how == FAST_NATIVE) return PMPI_Ibarrier(comm, request);
+  if (how == FAST_NATIVE || (how == FAST_MISS && config_get()->disable))
+    return PMPI_Ibarrier(comm, request);
   if (how == FAST_DONE) return rc;
   return barrier(NULL, comm, &(persist_args){.request = request, .oneshot = 1}, &barrier_key);
 }

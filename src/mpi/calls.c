@@ -22,12 +22,6 @@ static unsigned slot_of(const call_key *k) {
   return (unsigned)((h * 0x9E3779B97F4A7C15ull) >> 58) % CALL_SLOTS;
 }
 
-static int key_equal(const call_key *a, const call_key *b) {
-  return a->coll == b->coll && a->rcount == b->rcount && a->rtype == b->rtype &&
-         a->scount == b->scount && a->stype == b->stype && a->op == b->op &&
-         a->root == b->root && a->in_place == b->in_place && a->chash == b->chash;
-}
-
 /* Whether the objects behind e's handles are the ones e was made for. */
 static int still_same(const call_entry *e) {
   int commute = 1;
@@ -40,7 +34,7 @@ static int still_same(const call_entry *e) {
 const call_entry *call_find(const call_entry *tab, const call_key *k) {
   if (!tab) return NULL;
   const call_entry *e = &tab[slot_of(k)];
-  if (!e->kind || !key_equal(&e->key, k)) return NULL;
+  if (!e->kind || !call_key_equal(&e->key, k)) return NULL;
   if ((e->rserial | e->sserial | e->user_op) && !still_same(e)) return NULL;
   if (k->chash && e->kind == CALL_PLAN && !plan_counts_are(e->plan, k->counts, k->displs))
     return NULL;
@@ -81,6 +75,7 @@ int call_prepare(call_entry *e, const call_key *k) {
 }
 
 call_entry *call_slot(call_entry **tab, const call_key *k) {
+  calls_changed(); /* (the caller overwrites the slot: memos of it are stale) */
   if (!*tab && !(*tab = calloc(CALL_SLOTS, sizeof **tab))) return NULL;
   return &(*tab)[slot_of(k)];
 }
@@ -91,5 +86,25 @@ void call_add(collc_state *st, const call_key *k, const call_entry *e) {
 }
 
 void call_flush(collc_state *st) {
+  calls_changed();
   if (st->calls) memset(st->calls, 0, CALL_SLOTS * sizeof *st->calls);
+}
+
+atomic_uint calls_gen = 1;
+call_memo call_memos[2 * COLLC_COLL_COUNT][MEMO_WAYS];
+
+void calls_changed(void) { atomic_fetch_add_explicit(&calls_gen, 1, memory_order_acq_rel); }
+
+void memo_put(MPI_Comm comm, const call_key *k, int nb, const call_entry *e, collc_state *st) {
+#ifdef SMPI_SHARED_MALLOC
+  (void)comm, (void)k, (void)nb, (void)e, (void)st;
+#else
+  const collc_config *cfg = config_get();
+  if (e->rserial | e->sserial | e->user_op || k->chash || k->counts || cfg->stats || cfg->disable ||
+      request_threaded())
+    return;
+  call_memo *m = call_memos[2 * k->coll + nb]; /* (most recent first) */
+  memmove(m + 1, m, (MEMO_WAYS - 1) * sizeof *m);
+  m[0] = (call_memo){comm, atomic_load_explicit(&calls_gen, memory_order_acquire), e, st};
+#endif
 }

@@ -353,13 +353,6 @@ static void remember(const dispatch_call *d, collc_state *st, call_entry e) {
   call_add(st, d->ck, &e);
 }
 
-/* Whether a buffer of the call is CUDA device memory (memclass.h); without
- * CUDA one relaxed load. */
-static inline int on_device(const void *sb, const void *rb) {
-  if (atomic_load_explicit(&memclass_state, memory_order_relaxed) == 1) return 0;
-  return !memclass_host_ok(memclass_of(sb)) || !memclass_host_ok(memclass_of(rb));
-}
-
 /* Run plan B of call d in st's blocking context. */
 static int execute(const dispatch_call *d, collc_state *st, const binding *B) {
   const collc_prog *P = plan_prog(B->plan);
@@ -495,28 +488,29 @@ int dispatch_empty(const collc_spec *s) {
   return s->unit_bytes == 0 && !coll_desc_of(s->coll)->synchronizes;
 }
 
-int dispatch_buffers_plain(const call_entry *e, const void *sb, const void *rb) {
-  const call_key *k = &e->key;
-  if (on_device(sb, rb)) return 0; /* (the slow path hands them to the library) */
-  if (e->kind == CALL_EMPTY) return 1;
-  if (e->need_recv && (!rb || rb == MPI_IN_PLACE)) return 0;
-  if (!e->need_send || k->in_place || k->coll == COLLC_COLL_BCAST) return 1;
-  return sb && (sb != rb || !e->need_recv);
+const call_entry *dispatch_fast_find(MPI_Comm comm, const call_key *k, int nb,
+                                    collc_state **st) {
+  const call_entry *e;
+  *st = NULL;
+  if (comm == MPI_COMM_NULL || config_get()->disable || !(*st = state_find(comm))) return NULL;
+  if ((e = call_find(nb ? (*st)->nbcalls : (*st)->calls, k))) memo_put(comm, k, nb, e, *st);
+  return e;
 }
 
 int dispatch_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *recvbuf,
-                  int *rc) {
+                       int *rc) {
   collc_state *st;
-  if (comm == MPI_COMM_NULL || request_busy() || !(st = state_find(comm))) return FAST_MISS;
-  const call_entry *e = call_find(st->calls, k);
-  if (!e || !dispatch_buffers_plain(e, sendbuf, recvbuf)) return FAST_MISS;
-  stats_add(k->coll, e->algo, e->src, e->bytes);
-  if (e->kind == CALL_NATIVE) return FAST_NATIVE;
-  *rc = MPI_SUCCESS;
-  if (e->kind == CALL_EMPTY) return FAST_DONE;
+  const call_entry *e = dispatch_fast_find(comm, k, 0, &st);
+  int how = e ? dispatch_fast_hit(st, e, comm, k, sendbuf, recvbuf, rc, 1) : FAST_MISS;
+  if (how != FAST_MISS) stats_add(k->coll, e->algo, e->src, e->bytes);
+  return how;
+}
+
+int dispatch_fast_run(collc_state *st, const call_entry *e, MPI_Comm comm, const void *sendbuf,
+                      void *recvbuf) {
   exec_where w = {st->priv, TAG_BLOCKING, e->gcomm, &st->seg, NULL};
-  if ((*rc = ctx_execute(st->bctx, e->plan, &w, sendbuf, recvbuf))) *rc = collc_raise(comm, *rc);
-  return FAST_DONE;
+  int rc = ctx_execute(st->bctx, e->plan, &w, sendbuf, recvbuf);
+  return rc ? collc_raise(comm, rc) : MPI_SUCCESS;
 }
 
 int dispatch_pair(int coll, const char *forced, const pair_args *a, MPI_Comm comm,
@@ -543,33 +537,31 @@ int dispatch_pair(int coll, const char *forced, const pair_args *a, MPI_Comm com
   return dispatch(&d, forced, (p - 1) * d.spec.unit_bytes);
 }
 
-/* The call-cache key of an all-to-all or allgather (coll) with a's arguments. */
-static call_key pair_key(int coll, const pair_args *a) {
-  int in_place = a->sb == MPI_IN_PLACE;
-  return (call_key){.coll = coll, .in_place = in_place, .scount = in_place ? 0 : a->sc,
-                    .rcount = a->rc, .stype = in_place ? MPI_DATATYPE_NULL : a->st,
-                    .rtype = a->rt, .op = MPI_OP_NULL};
+int dispatch_pair_slow(int coll, pair_args *a, MPI_Comm comm, pair_fn pmpi,
+                       int (*native)(const dispatch_call *),
+                       int (*inative)(const dispatch_call *, MPI_Request *)) {
+  call_key k = dispatch_pair_key(coll, a);
+  int rc, how = dispatch_fast(comm, &k, a->sb, a->rb, &rc);
+  if (how == FAST_DONE) return rc;
+  if (how == FAST_NATIVE || config_get()->disable)
+    return pmpi(a->sb, a->sc, a->st, a->rb, a->rc, a->rt, comm);
+  a->ck = &k;
+  return dispatch_pair(coll, NULL, a, comm, NULL, native, inative);
+}
+
+int dispatch_on_device(const void *sb, const void *rb) {
+  return !memclass_host_ok(memclass_of(sb)) || !memclass_host_ok(memclass_of(rb));
 }
 
 int dispatch_ipair(int coll, pair_args *a, MPI_Comm comm, MPI_Request *req, ipair_fn ipmpi,
                    int (*native)(const dispatch_call *),
                    int (*inative)(const dispatch_call *, MPI_Request *)) {
-  call_key k = pair_key(coll, a);
+  call_key k = dispatch_pair_key(coll, a);
   int rc, how = nb_fast(comm, &k, a->sb, a->rb, req, &rc);
-  if (how == FAST_NATIVE) return ipmpi(a->sb, a->sc, a->st, a->rb, a->rc, a->rt, comm, req);
+  if (how == FAST_NATIVE || (how == FAST_MISS && config_get()->disable))
+    return ipmpi(a->sb, a->sc, a->st, a->rb, a->rc, a->rt, comm, req);
   if (how == FAST_DONE) return rc;
   a->ck = &k;
   return dispatch_pair(coll, NULL, a, comm, &(persist_args){.request = req, .oneshot = 1}, native,
                        inative);
-}
-
-int dispatch_pair_default(int coll, pair_args *a, MPI_Comm comm, pair_fn pmpi,
-                          int (*native)(const dispatch_call *),
-                          int (*inative)(const dispatch_call *, MPI_Request *)) {
-  call_key k = pair_key(coll, a);
-  int rc, how = dispatch_fast(comm, &k, a->sb, a->rb, &rc);
-  if (how == FAST_NATIVE) return pmpi(a->sb, a->sc, a->st, a->rb, a->rc, a->rt, comm);
-  if (how == FAST_DONE) return rc;
-  a->ck = &k;
-  return dispatch_pair(coll, NULL, a, comm, NULL, native, inative);
 }

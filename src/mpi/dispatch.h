@@ -3,6 +3,7 @@
 #define COLLC_DISPATCH_H
 
 #include "internal.h"
+#include "../exec/memclass.h"
 
 /* One validated call: what to compile (spec), how buffers are typed (bind),
  * the user's arguments as given, and the native call to fall back to. */
@@ -62,12 +63,6 @@ int dispatch_ipair(int coll, pair_args *a, MPI_Comm comm, MPI_Request *req, ipai
                    int (*native)(const dispatch_call *),
                    int (*inative)(const dispatch_call *, MPI_Request *));
 
-/* A blocking all-to-all or allgather (coll) of the default selection: the
- * fast path (pmpi: its PMPI_ call), else dispatch_pair. */
-int dispatch_pair_default(int coll, pair_args *a, MPI_Comm comm, pair_fn pmpi,
-                          int (*native)(const dispatch_call *),
-                          int (*inative)(const dispatch_call *, MPI_Request *));
-
 /* Validate and run one all-to-all or allgather (coll) with a's buffers on
  * comm, algorithm forced (NULL: selection), or with pa make its persistent
  * request; native and inative are its blocking and nonblocking native calls. */
@@ -101,7 +96,77 @@ enum { FAST_MISS, FAST_NATIVE, FAST_DONE };
  * wrong on this machine (guard.c), the algorithm collc serves it with
  * (d->src then SRC_GUARD). */
 const char *dispatch_guarded(dispatch_call *d, const char *text);
-int dispatch_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *recvbuf, int *rc);
+/* The fast path's miss of the memo: st's entry for k (nb: nonblocking) in
+ * the call cache, memoised when it may be; NULL: none, or COLLC_DISABLE
+ * (*st the state, if any). */
+const call_entry *dispatch_fast_find(MPI_Comm comm, const call_key *k, int nb,
+                                    collc_state **st);
+/* Run cached plan e of st blocking (e->kind CALL_PLAN): MPI_SUCCESS or the
+ * raised error. */
+int dispatch_fast_run(collc_state *st, const call_entry *e, MPI_Comm comm, const void *sendbuf,
+                      void *recvbuf);
+/* The fast path behind the memo: the call cache (counted). */
+int dispatch_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *recvbuf,
+                  int *rc);
+
+/* Whether requests of ours are running (no lock; may be stale by the time
+ * it returns, which only costs a slower path). */
+extern COLLC_LOCAL atomic_int request_nactive; /* (request.c) */
+COLLC_HOT int request_busy(void) {
+  return atomic_load_explicit(&request_nactive, memory_order_relaxed) > 0;
+}
+
+/* Whether a buffer of the call is CUDA device memory (memclass.h). */
+int dispatch_on_device(const void *sb, const void *rb);
+/* Whether it may be, without a call: 0 without CUDA (one relaxed load) or
+ * for a barrier's buffers. The memo's hit path makes only tail calls (so
+ * the entry point needs no stack frame) and leaves any doubt to the call
+ * cache's path, which asks dispatch_on_device. */
+COLLC_HOT int maybe_on_device(const void *sb, const void *rb) {
+  if (atomic_load_explicit(&memclass_state, memory_order_relaxed) == 1) return 0;
+  return (uintptr_t)sb >= 4096 || (uintptr_t)rb >= 4096; /* (a barrier's: unprobed) */
+}
+
+/* Whether a buffer of the call is device memory, asking only when it may be. */
+COLLC_HOT int on_device(const void *sb, const void *rb) {
+  return maybe_on_device(sb, rb) && dispatch_on_device(sb, rb);
+}
+
+/* A call-cache hit's host buffers are plainly usable (else the slow path
+ * checks them fully); k: the call's key (equal to e's). */
+COLLC_HOT int dispatch_buffers_plain(const call_entry *e, const call_key *k, const void *sb,
+                                     const void *rb) {
+  if (e->kind == CALL_EMPTY) return 1;
+  if (e->need_recv && (!rb || rb == MPI_IN_PLACE)) return 0;
+  if (!e->need_send || k->in_place || k->coll == COLLC_COLL_BCAST) return 1;
+  return sb && (sb != rb || !e->need_recv);
+}
+
+/* Serve a blocking call of key k by its call-cache entry e of state st;
+ * exact: ask whether the buffers are device memory (else any doubt is a
+ * miss). */
+COLLC_HOT int dispatch_fast_hit(collc_state *st, const call_entry *e, MPI_Comm comm,
+                                const call_key *k, const void *sendbuf, void *recvbuf, int *rc,
+                                int exact) {
+  if (request_busy() || !dispatch_buffers_plain(e, k, sendbuf, recvbuf)) return FAST_MISS;
+  if (exact ? on_device(sendbuf, recvbuf) : maybe_on_device(sendbuf, recvbuf))
+    return FAST_MISS; /* (the slow path hands device buffers to the library) */
+  if (e->kind == CALL_NATIVE) return FAST_NATIVE;
+  *rc = e->kind == CALL_EMPTY ? MPI_SUCCESS : dispatch_fast_run(st, e, comm, sendbuf, recvbuf);
+  return FAST_DONE;
+}
+
+/* The fast path of a blocking call: the memo (dispatch_fast_hit's result;
+ * FAST_MISS when it misses). Inline in each entry point, where k's address
+ * never escapes, so k lives in registers and its constant fields fold
+ * away; the entry point's slow path (noinline, with the entry point's own
+ * arguments, so a tail call) builds its own key and takes dispatch_fast.
+ * Memos exist only with COLLC_STATS unset, so a hit counts nothing. */
+COLLC_HOT int dispatch_memo(MPI_Comm comm, const call_key *k, const void *sendbuf, void *recvbuf,
+                            int *rc) {
+  const call_memo *m = memo_find(comm, k, 0);
+  return m ? dispatch_fast_hit(m->st, m->e, comm, k, sendbuf, recvbuf, rc, 0) : FAST_MISS;
+}
 
 /* Test hook (barrier.c): with COLLC_TEST_BARRIER_EARLY=<rank>, that rank's
  * barrier program P loses its receives and flag waits (it leaves at once: a
@@ -125,10 +190,6 @@ int dispatch_uses_segment(const collc_choice *c);
  * one that cannot be cached is *tmp (the caller frees it). */
 int dispatch_plan_of(const dispatch_call *d, decision *D, const binding_key *bk, binding **B,
                      binding *tmp);
-/* A call-cache hit's buffers are plainly usable (else the slow path checks
- * them fully). */
-int dispatch_buffers_plain(const call_entry *e, const void *sb, const void *rb);
-
 /* Nonblocking calls (nonblocking.c). Serve nonblocking call d (validated,
  * d->ireq set) with algorithm forced (NULL: COLLC_<COLL> or the rule)
  * without communicating: natively, or by a plan in a request of its own.
@@ -168,9 +229,6 @@ typedef struct {
 int request_create(const dispatch_call *d, int kind, req_plan *rp, int algo, long long bytes);
 /* Free what rp holds (NULL members are skipped). */
 void request_free_plan(req_plan *rp);
-/* Whether requests of ours are running (no lock; may be stale by the time
- * it returns, which only costs a slower path). */
-int request_busy(void);
 /* Run pl at w in c to its end, blocking; while requests of ours run, they
  * are moved on too (so a rank blocked here never stalls its peers'
  * collectives that wait for it). MPI_SUCCESS or an error class. */
@@ -207,5 +265,32 @@ int request_dup_types(dispatch_call *c);
 void request_free_types(dispatch_call *c);
 /* Free every persistent request (at finalize). */
 void request_finalize(void);
+
+/* The call-cache key of an all-to-all or allgather (coll) with a's arguments. */
+COLLC_HOT call_key dispatch_pair_key(int coll, const pair_args *a) {
+  int in_place = a->sb == MPI_IN_PLACE;
+  return (call_key){.coll = coll, .in_place = in_place, .scount = in_place ? 0 : a->sc,
+                    .rcount = a->rc, .stype = in_place ? MPI_DATATYPE_NULL : a->st,
+                    .rtype = a->rt, .op = MPI_OP_NULL};
+}
+
+/* A blocking all-to-all or allgather (coll) of the default selection
+ * behind the memo: the call cache (pmpi: its PMPI_ call), else
+ * dispatch_pair; COLLC_DISABLE hands it to the library. */
+int dispatch_pair_slow(int coll, pair_args *a, MPI_Comm comm, pair_fn pmpi,
+                       int (*native)(const dispatch_call *),
+                       int (*inative)(const dispatch_call *, MPI_Request *));
+/* The same, the memo first: pmpi on a native hit, else slow (a noinline
+ * function of the same arguments calling dispatch_pair_slow: a tail call). */
+COLLC_HOT int dispatch_pair_default(int coll, const void *sb, int sc, MPI_Datatype st, void *rb,
+                                    int rc, MPI_Datatype rt, MPI_Comm comm, pair_fn pmpi,
+                                    pair_fn slow) {
+  pair_args a = {sb, sc, st, rb, rc, rt, NULL};
+  call_key k = dispatch_pair_key(coll, &a);
+  int r, how = dispatch_memo(comm, &k, sb, rb, &r);
+  if (how == FAST_NATIVE) return pmpi(sb, sc, st, rb, rc, rt, comm);
+  if (how == FAST_DONE) return r;
+  return slow(sb, sc, st, rb, rc, rt, comm);
+}
 
 #endif

@@ -61,18 +61,25 @@ static int bcast(const char *forced, void *buf, int n, MPI_Datatype t, int root,
   return dispatch(&d, forced, (long long)n * size);
 }
 
-int collc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+/* collc_allgather behind the memo (a tail call of the entry points). */
+static __attribute__((noinline)) int allgather_slow(const void *sendbuf, int sendcount,
+                                                  MPI_Datatype sendtype, void *recvbuf,
+                                                  int recvcount, MPI_Datatype recvtype,
+                                                  MPI_Comm comm) {
   pair_args a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL};
-  return dispatch_pair_default(COLLC_COLL_ALLGATHER, &a, comm, PMPI_Allgather, native_allgather,
-                               inative_allgather);
+  return dispatch_pair_slow(COLLC_COLL_ALLGATHER, &a, comm, PMPI_Allgather, native_allgather, inative_allgather);
+}
+
+int collc_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return dispatch_pair_default(COLLC_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                               recvtype, comm, PMPI_Allgather, allgather_slow);
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  if (config_get()->disable)
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  return collc_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return dispatch_pair_default(COLLC_COLL_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                               recvtype, comm, PMPI_Allgather, allgather_slow);
 }
 
 int collc_allgather_algo(const char *algorithm, const void *sendbuf, int sendcount,
@@ -82,18 +89,40 @@ int collc_allgather_algo(const char *algorithm, const void *sendbuf, int sendcou
   return allgather(algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
 }
 
-int collc_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  call_key k = {.coll = COLLC_COLL_BCAST, .in_place = 1, .root = root, .rcount = count,
-                .stype = MPI_DATATYPE_NULL, .rtype = datatype, .op = MPI_OP_NULL};
+/* The call-cache key of a broadcast. */
+COLLC_HOT call_key bcast_key(int count, MPI_Datatype datatype, int root) {
+  return (call_key){.coll = COLLC_COLL_BCAST, .in_place = 1, .root = root, .rcount = count,
+                    .stype = MPI_DATATYPE_NULL, .rtype = datatype, .op = MPI_OP_NULL};
+}
+
+/* collc_bcast behind the memo (a tail call of the entry points;
+ * COLLC_DISABLE hands it to the library). */
+static __attribute__((noinline)) int bcast_slow(void *buffer, int count, MPI_Datatype datatype,
+                                                int root, MPI_Comm comm) {
+  call_key k = bcast_key(count, datatype, root);
   int rc, how = dispatch_fast(comm, &k, NULL, buffer, &rc);
-  if (how == FAST_NATIVE) return PMPI_Bcast(buffer, count, datatype, root, comm);
   if (how == FAST_DONE) return rc;
+  if (how == FAST_NATIVE || config_get()->disable)
+    return PMPI_Bcast(buffer, count, datatype, root, comm);
   return bcast(NULL, buffer, count, datatype, root, comm, NULL, &k);
 }
 
+/* The same, the memo first. */
+COLLC_HOT int bcast_call(void *buffer, int count, MPI_Datatype datatype, int root,
+                         MPI_Comm comm) {
+  call_key k = bcast_key(count, datatype, root);
+  int rc, how = dispatch_memo(comm, &k, NULL, buffer, &rc);
+  if (how == FAST_NATIVE) return PMPI_Bcast(buffer, count, datatype, root, comm);
+  if (how == FAST_DONE) return rc;
+  return bcast_slow(buffer, count, datatype, root, comm);
+}
+
+int collc_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return bcast_call(buffer, count, datatype, root, comm);
+}
+
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  if (config_get()->disable) return PMPI_Bcast(buffer, count, datatype, root, comm);
-  return collc_bcast(buffer, count, datatype, root, comm);
+  return bcast_call(buffer, count, datatype, root, comm);
 }
 
 int collc_bcast_algo(const char *algorithm, void *buffer, int count, MPI_Datatype datatype,
@@ -104,9 +133,6 @@ int collc_bcast_algo(const char *algorithm, void *buffer, int count, MPI_Datatyp
 
 int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-  if (config_get()->disable)
-    return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                           request);
   pair_args a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL};
   return dispatch_ipair(COLLC_COLL_ALLGATHER, &a, comm, request, PMPI_Iallgather,
                         native_allgather, inative_allgather);
@@ -114,11 +140,10 @@ int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                MPI_Request *request) {
-  if (config_get()->disable) return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
-  call_key k = {.coll = COLLC_COLL_BCAST, .in_place = 1, .root = root, .rcount = count,
-                .stype = MPI_DATATYPE_NULL, .rtype = datatype, .op = MPI_OP_NULL};
+  call_key k = bcast_key(count, datatype, root);
   int rc, how = nb_fast(comm, &k, NULL, buffer, request, &rc);
-  if (how == FAST_NATIVE) return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
+  if (how == FAST_NATIVE || (how == FAST_MISS && config_get()->disable))
+    return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
   if (how == FAST_DONE) return rc;
   return bcast(NULL, buffer, count, datatype, root, comm,
                &(persist_args){.request = request, .oneshot = 1}, &k);

@@ -6,6 +6,7 @@
 #include "../algo/algo.h"
 #include "../exec/exec.h"
 #include "../plan/config.h"
+#include "../hot.h"
 
 #define STATE_MAX_FAMILIES 64
 #define STATE_MAX_DECISIONS 16 /* cached decisions per communicator (oldest evicted) */
@@ -222,6 +223,54 @@ call_entry *call_slot(call_entry **tab, const call_key *k);
 void call_add(collc_state *st, const call_key *k, const call_entry *e);
 /* Forget every entry of st's blocking cache (a plan may have been freed). */
 void call_flush(collc_state *st);
+
+/* The call memo (calls.c), in front of the call caches: per collective and
+ * interface (blocking, nonblocking), the MEMO_WAYS most recent
+ * (communicator, key) -> (call-cache entry, state). It holds pointers into
+ * the call caches, valid while calls_gen is unchanged: calls_changed()
+ * bumps it before any call-cache slot is written or flushed and before a
+ * state is freed. A hit is one slot known at compile time and one key
+ * comparison: no hash, no attribute lookup. Only entries without identity
+ * checks are memoised (predefined types and operations, no counts), and
+ * none under MPI_THREAD_MULTIPLE (the memo is global: those calls take the
+ * call caches, which are per communicator) or SMPI (ranks share globals). */
+#define MEMO_WAYS 2
+typedef struct {
+  MPI_Comm comm;
+  unsigned gen; /* calls_gen when made (0: empty; calls_gen starts at 1) */
+  const call_entry *e;
+  collc_state *st;
+} call_memo;
+extern COLLC_LOCAL atomic_uint calls_gen;
+extern COLLC_LOCAL call_memo call_memos[2 * COLLC_COLL_COUNT][MEMO_WAYS];
+void calls_changed(void);
+/* Whether MPI runs with MPI_THREAD_MULTIPLE (request.c; read once). */
+int request_threaded(void);
+/* Memoise e (st's entry for k; nb: nonblocking) when it needs no checks. */
+void memo_put(MPI_Comm comm, const call_key *k, int nb, const call_entry *e, collc_state *st);
+
+COLLC_HOT int call_key_equal(const call_key *a, const call_key *b) {
+  return a->coll == b->coll && a->rcount == b->rcount && a->rtype == b->rtype &&
+         a->scount == b->scount && a->stype == b->stype && a->op == b->op &&
+         a->root == b->root && a->in_place == b->in_place && a->chash == b->chash;
+}
+
+/* The memo of (comm, k, nb) while valid, else NULL. (Its collective is
+ * the slot's, and memos hold no counted calls, whose chash is all that
+ * call_key_equal would compare beyond these fields.) */
+COLLC_HOT const call_memo *memo_find(MPI_Comm comm, const call_key *k, int nb) {
+  const call_memo *m = call_memos[2 * k->coll + nb];
+  unsigned g = atomic_load_explicit(&calls_gen, memory_order_acquire);
+  for (int w = 0; w < MEMO_WAYS; w++, m++) {
+    const call_key *q = &m->e->key;
+    if (m->gen == g && m->comm == comm && q->rcount == k->rcount && q->rtype == k->rtype &&
+        q->op == k->op && q->root == k->root && q->in_place == k->in_place &&
+        q->scount == k->scount && q->stype == k->stype)
+      return m;
+  }
+  return NULL;
+}
+
 /* Identity of a datatype for plan keys: 0 for predefined types, else a
  * serial number attached to the type as an attribute on first sight. */
 long type_serial(MPI_Datatype t);

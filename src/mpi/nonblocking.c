@@ -206,13 +206,17 @@ int nb_dispatch(const dispatch_call *d0, const char *forced, long long native_by
 
 int nb_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *recvbuf,
             MPI_Request *req, int *rc) {
+  const call_memo *m = memo_find(comm, k, 1);
+  const call_entry *e;
   collc_state *st;
-  if (comm == MPI_COMM_NULL || !req || !(st = state_find(comm))) return FAST_MISS;
-  const call_entry *e = call_find(st->nbcalls, k);
-  if (!e || e->version != st->version || !dispatch_buffers_plain(e, sendbuf, recvbuf))
+  if (!req) return FAST_MISS;
+  if (m) e = m->e, st = m->st;
+  else if (!(e = dispatch_fast_find(comm, k, 1, &st))) return FAST_MISS;
+  if (e->version != st->version || !dispatch_buffers_plain(e, k, sendbuf, recvbuf) ||
+      on_device(sendbuf, recvbuf))
     return FAST_MISS;
   if (e->kind == CALL_NATIVE) {
-    stats_add(k->coll + COLLC_COLL_COUNT, 0, e->src, e->bytes);
+    if (!m) stats_add(k->coll + COLLC_COLL_COUNT, 0, e->src, e->bytes); /* (see memo_put) */
     return FAST_NATIVE;
   }
   dispatch_call d; /* (what nb_serve reads, no more: zeroing all of it cost 15 ns a call) */
@@ -225,6 +229,7 @@ int nb_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *recvbuf
 
 void nb_clear(collc_state *st) {
   if (!st->nbcalls) return;
+  calls_changed();
   for (int i = 0; i < CALL_SLOTS; i++) /* (no request lives: st has no references) */
     entry_free(NULL, &st->nbcalls[i]);
   free(st->nbcalls);

@@ -97,61 +97,96 @@ static int reduction(int coll, const char *forced, const void *sb, void *rb, int
 }
 
 /* The call-cache key of a reduction. */
-static call_key reduction_key(int coll, const void *sb, int n, MPI_Datatype t, MPI_Op op,
+COLLC_HOT call_key reduction_key(int coll, const void *sb, int n, MPI_Datatype t, MPI_Op op,
                               int root) {
   return (call_key){.coll = coll, .in_place = sb == MPI_IN_PLACE, .root = root, .rcount = n,
                     .stype = MPI_DATATYPE_NULL, .rtype = t, .op = op};
 }
 
+/* The PMPI_ call of reduction coll (root: a reduce's). */
+COLLC_HOT int reduction_native(int coll, const void *sendbuf, void *recvbuf, int count,
+                               MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+  if (coll == COLLC_COLL_ALLREDUCE)
+    return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  if (coll == COLLC_COLL_REDUCE_SCATTER_BLOCK)
+    return PMPI_Reduce_scatter_block(sendbuf, recvbuf, count, datatype, op, comm);
+  return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+/* A blocking reduction of the default selection (collc_<coll>, MPI_<Coll>)
+ * behind the memo: the call cache, else reduction(); COLLC_DISABLE hands it
+ * to the library. */
+COLLC_HOT int reduction_slow(int coll, const void *sendbuf, void *recvbuf, int count,
+                             MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+  call_key k = reduction_key(coll, sendbuf, count, datatype, op, root);
+  int rc, how = dispatch_fast(comm, &k, sendbuf, recvbuf, &rc);
+  if (how == FAST_DONE) return rc;
+  if (how == FAST_NATIVE || config_get()->disable)
+    return reduction_native(coll, sendbuf, recvbuf, count, datatype, op, root, comm);
+  return reduction(coll, NULL, sendbuf, recvbuf, count, datatype, op, root, comm, NULL, &k);
+}
+
+/* reduction_slow of each collective, with its entry point's arguments (so
+ * the entry point's miss is a tail call). */
+#define SLOW static __attribute__((noinline))
+SLOW int allreduce_slow(const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op,
+                        MPI_Comm comm) {
+  return reduction_slow(COLLC_COLL_ALLREDUCE, sb, rb, n, t, op, 0, comm);
+}
+SLOW int rsb_slow(const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  return reduction_slow(COLLC_COLL_REDUCE_SCATTER_BLOCK, sb, rb, n, t, op, 0, comm);
+}
+SLOW int reduce_slow(const void *sb, void *rb, int n, MPI_Datatype t, MPI_Op op, int root,
+                     MPI_Comm comm) {
+  return reduction_slow(COLLC_COLL_REDUCE, sb, rb, n, t, op, root, comm);
+}
+#undef SLOW
+
+/* The same, the memo first. */
+COLLC_HOT int reduction_call(int coll, const void *sendbuf, void *recvbuf, int count,
+                             MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+  call_key k = reduction_key(coll, sendbuf, count, datatype, op, root);
+  int rc, how = dispatch_memo(comm, &k, sendbuf, recvbuf, &rc);
+  if (how == FAST_NATIVE)
+    return reduction_native(coll, sendbuf, recvbuf, count, datatype, op, root, comm);
+  if (how == FAST_DONE) return rc;
+  if (coll == COLLC_COLL_ALLREDUCE)
+    return allreduce_slow(sendbuf, recvbuf, count, datatype, op, comm);
+  if (coll == COLLC_COLL_REDUCE_SCATTER_BLOCK)
+    return rsb_slow(sendbuf, recvbuf, count, datatype, op, comm);
+  return reduce_slow(sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
 int collc_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                     MPI_Op op, MPI_Comm comm) {
-  call_key k = reduction_key(COLLC_COLL_ALLREDUCE, sendbuf, count, datatype, op, 0);
-  int rc, how = dispatch_fast(comm, &k, sendbuf, recvbuf, &rc);
-  if (how == FAST_NATIVE) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-  if (how == FAST_DONE) return rc;
-  return reduction(COLLC_COLL_ALLREDUCE, NULL, sendbuf, recvbuf, count, datatype, op, 0, comm,
-                   NULL, &k);
+  return reduction_call(COLLC_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm);
 }
 
 int collc_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  call_key k = reduction_key(COLLC_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvcount, datatype, op, 0);
-  int rc, how = dispatch_fast(comm, &k, sendbuf, recvbuf, &rc);
-  if (how == FAST_NATIVE)
-    return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-  if (how == FAST_DONE) return rc;
-  return reduction(COLLC_COLL_REDUCE_SCATTER_BLOCK, NULL, sendbuf, recvbuf, recvcount, datatype,
-                   op, 0, comm, NULL, &k);
+  return reduction_call(COLLC_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype,
+                        op, 0, comm);
 }
 
 int collc_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  int root, MPI_Comm comm) {
-  call_key k = reduction_key(COLLC_COLL_REDUCE, sendbuf, count, datatype, op, root);
-  int rc, how = dispatch_fast(comm, &k, sendbuf, recvbuf, &rc);
-  if (how == FAST_NATIVE) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-  if (how == FAST_DONE) return rc;
-  return reduction(COLLC_COLL_REDUCE, NULL, sendbuf, recvbuf, count, datatype, op, root, comm,
-                   NULL, &k);
+  return reduction_call(COLLC_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                   MPI_Op op, MPI_Comm comm) {
-  if (config_get()->disable) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-  return collc_allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+  return reduction_call(COLLC_COLL_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, 0, comm);
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  if (config_get()->disable)
-    return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-  return collc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+  return reduction_call(COLLC_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvbuf, recvcount, datatype,
+                        op, 0, comm);
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm) {
-  if (config_get()->disable)
-    return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-  return collc_reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+  return reduction_call(COLLC_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
 int collc_allreduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
@@ -179,11 +214,9 @@ int collc_reduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf,
 /* Nonblocking calls (MPI-3). */
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                    MPI_Op op, MPI_Comm comm, MPI_Request *request) {
-  if (config_get()->disable)
-    return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
   call_key k = reduction_key(COLLC_COLL_ALLREDUCE, sendbuf, count, datatype, op, 0);
   int rc, how = nb_fast(comm, &k, sendbuf, recvbuf, request, &rc);
-  if (how == FAST_NATIVE)
+  if (how == FAST_NATIVE || (how == FAST_MISS && config_get()->disable))
     return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
   if (how == FAST_DONE) return rc;
   return reduction(COLLC_COLL_ALLREDUCE, NULL, sendbuf, recvbuf, count, datatype, op, 0, comm,
@@ -193,11 +226,9 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                               MPI_Request *request) {
-  if (config_get()->disable)
-    return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
   call_key k = reduction_key(COLLC_COLL_REDUCE_SCATTER_BLOCK, sendbuf, recvcount, datatype, op, 0);
   int rc, how = nb_fast(comm, &k, sendbuf, recvbuf, request, &rc);
-  if (how == FAST_NATIVE)
+  if (how == FAST_NATIVE || (how == FAST_MISS && config_get()->disable))
     return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
   if (how == FAST_DONE) return rc;
   return reduction(COLLC_COLL_REDUCE_SCATTER_BLOCK, NULL, sendbuf, recvbuf, recvcount, datatype,
@@ -206,11 +237,9 @@ int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm, MPI_Request *request) {
-  if (config_get()->disable)
-    return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
   call_key k = reduction_key(COLLC_COLL_REDUCE, sendbuf, count, datatype, op, root);
   int rc, how = nb_fast(comm, &k, sendbuf, recvbuf, request, &rc);
-  if (how == FAST_NATIVE)
+  if (how == FAST_NATIVE || (how == FAST_MISS && config_get()->disable))
     return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
   if (how == FAST_DONE) return rc;
   return reduction(COLLC_COLL_REDUCE, NULL, sendbuf, recvbuf, count, datatype, op, root, comm,

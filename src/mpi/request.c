@@ -50,7 +50,7 @@ static preq *table[NBUCKETS];
 static preq *active;
 /* Counts read without the lock (relaxed) and changed only under it, so a
  * change is a plain load and store, not a locked read-modify-write. */
-static atomic_int nactive;
+atomic_int request_nactive;
 static atomic_int nlive;
 
 /* *n += by (under lock). */
@@ -74,13 +74,13 @@ static int threaded_read(void) {
   return t;
 }
 
-static int is_threaded(void) {
+int request_threaded(void) {
   int t = atomic_load_explicit(&threaded, memory_order_relaxed);
   return t < 0 ? threaded_read() : t;
 }
 
 static void take(void) {
-  if (is_threaded()) pthread_mutex_lock(&lock);
+  if (request_threaded()) pthread_mutex_lock(&lock);
 }
 
 static void give(void) {
@@ -126,9 +126,8 @@ static unsigned bucket(MPI_Request h) {
 
 void req_lock(void) { take(); }
 void req_unlock(void) { give(); }
-int req_nactive(void) { return atomic_load_explicit(&nactive, memory_order_relaxed); }
+int req_nactive(void) { return atomic_load_explicit(&request_nactive, memory_order_relaxed); }
 
-int request_busy(void) { return atomic_load_explicit(&nactive, memory_order_relaxed) > 0; }
 int req_state(const preq *r) { return r->state; }
 MPI_Comm req_comm(const preq *r) { return r->d.comm; }
 
@@ -163,14 +162,14 @@ static void active_add(preq *r) {
   r->aprev = NULL, r->anext = active;
   if (active) active->aprev = r;
   active = r;
-  count_add(&nactive, 1);
+  count_add(&request_nactive, 1);
 }
 
 static void active_remove(preq *r) {
   if (r->aprev) r->aprev->anext = r->anext;
   else active = r->anext;
   if (r->anext) r->anext->aprev = r->aprev;
-  count_add(&nactive, -1);
+  count_add(&request_nactive, -1);
 }
 
 /* One-shot requests kept for reuse (with their contexts' buffers). A kept

@@ -23,7 +23,7 @@ static pthread_mutex_t serial_lock = PTHREAD_MUTEX_INITIALIZER;
  * per thread, valid while no state has been freed since (MPI reuses the
  * handles of freed communicators), which saves the attribute lookup
  * (about 20 ns in Open MPI 4.1) on every cached call. */
-#define MEMO_WAYS 4
+#define STATE_MEMO_WAYS 4
 typedef struct {
   MPI_Comm comm;
   collc_state *st;
@@ -31,13 +31,14 @@ typedef struct {
 } comm_memo;
 static atomic_uint state_gen = 1; /* bumped whenever a state is freed */
 #ifndef SMPI_SHARED_MALLOC
-static __thread comm_memo memo[MEMO_WAYS] __attribute__((tls_model("initial-exec")));
+static __thread comm_memo memo[STATE_MEMO_WAYS] __attribute__((tls_model("initial-exec")));
 #endif
 
 /* Free st; collective (in MPI_Comm_free) or not (the last persistent
  * request of an orphan): then its node segment is only retired. */
 static void state_free(collc_state *st, int collective) {
   atomic_fetch_add_explicit(&state_gen, 1, memory_order_acq_rel); /* (memos are stale) */
+  calls_changed();
   nb_clear(st);
   cache_clear(st);
   if (st->priv_req != MPI_REQUEST_NULL) { /* (every rank started it) */

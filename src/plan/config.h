@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include "../ir/ir.h"
+#include "../hot.h"
 
 typedef struct {
   int disable;                          /* COLLC_DISABLE=1: pure pass-through */
@@ -32,8 +33,8 @@ typedef struct {
 
 /* The configuration, read from the environment on first use (then one
  * load per call: it is on every call's path). */
-extern collc_config config_cfg;
-extern atomic_int config_ready;
+extern COLLC_LOCAL collc_config config_cfg;
+extern COLLC_LOCAL atomic_int config_ready;
 const collc_config *config_read_once(void);
 static inline const collc_config *config_get(void) {
   if (atomic_load_explicit(&config_ready, memory_order_acquire)) return &config_cfg;
