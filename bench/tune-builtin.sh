@@ -63,8 +63,9 @@ jq -n --slurpfile base "$builtin" --argjson max $max_rows '
   def unmarked: sub("^Hand-written, kept by make tune \\([^)]*\\)\\.( |$)"; "");
   def pset: [.[] | tostring] | join(", ");
   # ascending integers as ranges: [2,3,4,7] -> "2-4, 7"
-  def ranges: reduce .[] as $x ([]; if length > 0 and .[-1][1] + 1 == $x then .[-1][1] = $x
-                                     else . + [[$x, $x]] end) |
+  def ranges: reduce .[] as $x ([]; (length - 1) as $l |
+                                    if $l >= 0 and .[$l][1] + 1 == $x then .[$l][1] = $x
+                                    else . + [[$x, $x]] end) |
               map(if .[0] == .[1] then "\(.[0])" else "\(.[0])-\(.[1])" end) | join(", ");
 
   [inputs] | sort_by(.p) as $runs |
@@ -87,8 +88,8 @@ jq -n --slurpfile base "$builtin" --argjson max $max_rows '
   # why make tune keeps hand-written row h
   def reason($h):
     "\($h.lib)/\($h.coll)/\($h.nb // false)" as $k |
-    [range($h.pmin; ([$h.pmax // 0, $ps[-1]] | min) + 1) as $p |
-     select($cov | has("\($k)/\($p)") | not)] as $gaps |
+    [range($h.pmin; ([$h.pmax // $ps[-1], $ps[-1]] | min) + 1) as $p |
+     select($cov | has("\($k)/\($p)") | not) | $p] as $gaps |
     ($h.pmax == null or $h.pmax > $ps[-1]) as $above |
     if ($libs | index($h.lib)) == null then "make tune measures \($libs | join(", ")) only"
     elif ([$ps[] as $p | select($cov | has("\($k)/\($p)"))] | length) == 0 then
@@ -99,9 +100,9 @@ jq -n --slurpfile base "$builtin" --argjson max $max_rows '
        [select($above) | if $h.pmax == null then "\($lo) and above"
                          elif $h.pmax > $lo then "\($lo)-\($h.pmax)" else "\($lo)" end]) as $un |
       "make tune did not measure p = \($un | join(", ")); it measured p = \($ps | pset)"
-    elif [range($h.pmin; $h.pmax + 1) as $p | $cov["\($k)/\($p)"]] |
-         any(. != null and ($h.bmax == null or $h.bmax > .)) then
-      "beyond the bytes make tune measured"
+    elif [range($h.pmin; $h.pmax + 1) as $p | $cov["\($k)/\($p)"] |
+          select(. != null and ($h.bmax == null or $h.bmax > .))] as $short | $short != [] then
+      "make tune measured up to \($short | min) B"
     else "covered by the measured rows before it at every p it names: it never decides"
     end;
   [$b.rules[] | select(.origin != "make tune") |
