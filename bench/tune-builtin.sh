@@ -91,6 +91,8 @@ jq -n --slurpfile base "$builtin" --argjson max $max_rows '
     [range($h.pmin; ([$h.pmax // $ps[-1], $ps[-1]] | min) + 1) as $p |
      select($cov | has("\($k)/\($p)") | not) | $p] as $gaps |
     ($h.pmax == null or $h.pmax > $ps[-1]) as $above |
+    [range($h.pmin; ($h.pmax // $ps[-1]) + 1) as $p | $cov["\($k)/\($p)"] |
+     select(. != null and ($h.bmax == null or $h.bmax > .))] as $short |
     if ($libs | index($h.lib)) == null then "make tune measures \($libs | join(", ")) only"
     elif ([$ps[] as $p | select($cov | has("\($k)/\($p)"))] | length) == 0 then
       "make tune did not time \(if $h.nb then "nonblocking " else "" end)\($h.coll)"
@@ -100,9 +102,7 @@ jq -n --slurpfile base "$builtin" --argjson max $max_rows '
        [select($above) | if $h.pmax == null then "\($lo) and above"
                          elif $h.pmax > $lo then "\($lo)-\($h.pmax)" else "\($lo)" end]) as $un |
       "make tune did not measure p = \($un | join(", ")); it measured p = \($ps | pset)"
-    elif [range($h.pmin; $h.pmax + 1) as $p | $cov["\($k)/\($p)"] |
-          select(. != null and ($h.bmax == null or $h.bmax > .))] as $short | $short != [] then
-      "make tune measured up to \($short | min) B"
+    elif $short != [] then "make tune measured up to \($short | min) B"
     else "covered by the measured rows before it at every p it names: it never decides"
     end;
   [$b.rules[] | select(.origin != "make tune") |
