@@ -421,6 +421,10 @@ for np in 2 3; do
   run_case "openmpi/collc-tune --quick, the file decides np=$np" 300 \
     tests/tune_mpi.sh "Open MPI" "$OMPI" $np "${OMPIRUN[@]}"
 done
+# make tune's merge (bench/tune-builtin.sh) on synthetic runs: a valid file, the runs' rows
+# before the hand-written ones (kept, marked), bad run files ignored; the library takes it.
+run_case "openmpi/tune-builtin.sh: runs merged into the built-in rule np=2" 60 \
+  tests/tune_builtin.sh "$OMPI" "${OMPIRUN[@]}"
 # Native tuning exported: the rules file collc-tune writes is what Open MPI runs; the driver.
 run_case "openmpi/collc-tune --export-ompi: Open MPI runs the rules np=3" 300 \
   tests/native_export.sh "Open MPI" "$OMPI" "${OMPIRUN[@]}"
