@@ -421,6 +421,23 @@ for np in 2 3; do
   run_case "openmpi/collc-tune --quick, the file decides np=$np" 300 \
     tests/tune_mpi.sh "Open MPI" "$OMPI" $np "${OMPIRUN[@]}"
 done
+# collc-bench -C i<coll>: each nonblocking form (MPI_I<coll> + MPI_Wait), every default
+# variant checked bitwise against PMPI_I<coll>; plans that need set-up (hier, shm) left
+# out, said so; no persistent form (-P: bad arguments).
+bench_nb() {
+  local c out
+  for c in ialltoall iallreduce ireduce_scatter_block iallgather ireduce ibcast ibarrier; do
+    out=$(COLLC_STATS=1 "$@" "$OMPI/bin/collc-bench" -C $c -c 1,100 -w 1 -r 2 2>&1) ||
+      { echo "$out"; echo "collc-bench -C $c failed"; return 1; }
+    grep -q "^# each call MPI_I" <<<"$out" && grep -q "needs set-up: served natively" <<<"$out" &&
+      grep -Eq "^collc-stats: $c [a-z]+ calls=[0-9]+ .*from=call$" <<<"$out" &&
+      ! grep -q "served natively until" <<<"$out" || { echo "$out"; echo "$c: not as said"; return 1; }
+  done
+  "$@" "$OMPI/bin/collc-bench" -C iallreduce -P >/dev/null 2>&1
+  (($? == 2)) || { echo "-P with a nonblocking collective: not refused"; return 1; }
+}
+run_case "openmpi/collc-bench -C i<coll>: every nonblocking form checked np=3" 120 \
+  bench_nb "${OMPIRUN[@]}" 3
 # make tune's merge (bench/tune-builtin.sh) on synthetic runs: a valid file, the runs' rows
 # before the hand-written ones (kept, marked), bad run files ignored; the library takes it.
 run_case "openmpi/tune-builtin.sh: runs merged into the built-in rule np=2" 60 \

@@ -18,6 +18,7 @@
 #include <string.h>
 #include "collc.h"
 #include "algo/algo.h"
+#include "mpi/dispatch.h"
 #include "mpi/pinit.h"
 
 enum { RUN_NATIVE = 0, RUN_DEFAULT, RUN_ALGO };
@@ -223,6 +224,20 @@ static int irun_bcast(int kind, const char *algo, bench *b, int n, void *recv) {
 static int irun_barrier(int kind, const char *algo, bench *b, int n, void *recv) {
   (void)n, (void)recv;
   BC_IRUN(barrier, b->comm);
+}
+
+/* Whether resolved choice ch (for s) serves a nonblocking call with nothing
+ * set up before: no node segment, no group communicators. A nonblocking call
+ * never makes them (it does not synchronise), so until a blocking call of
+ * the same kind has, collc serves it natively (README, Nonblocking
+ * collectives): timing it would time native under the plan's name. */
+static int bc_nb_ready(const collc_spec *s, const collc_choice *ch) {
+  char why[200];
+  if (dispatch_uses_segment(ch)) return 0;
+  collc_prog *P = choice_compile(s, ch, why, sizeof why);
+  int ok = P && P->ngroups == 0 && P->shm_units == 0;
+  if (P) prog_free(P);
+  return ok;
 }
 
 /* The nonblocking call of each collective that has one (a table by enum collc_coll). */

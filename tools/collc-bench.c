@@ -258,6 +258,8 @@ static int resolve_variant(const bench_coll *c, variant *v, int p, int rank, cha
   collc_choice ch;
   if (choice_parse(c->coll, v->text, &ch, why, wlen)) return 2;
   if (choice_resolve(&spec, &ch, why, wlen)) return 1;
+  if (c->nb && !bc_nb_ready(&spec, &ch))
+    return snprintf(why, wlen, "nonblocking, needs set-up: served natively"), 1;
   choice_format(&ch, v->canon, sizeof v->canon);
   return 0;
 }
@@ -501,9 +503,14 @@ static void print_title(const options *o, int p) {
 static void print_header(const options *o, int p) {
   const char *n = o->c->name, *type = bc_type_name(o->c);
   print_title(o, p);
-  printf("# native = PMPI_%s (the library's own); default = collc_%s (collc's selection "
-         "rule);\n# others via collc_%s_algo; speedup = native min / variant min\n",
-         o->c->mpi_name + 4, n, n);
+  if (o->c->nb)
+    printf("# each call %s then MPI_Wait; native = PMPI_%s (the library's own); default =\n"
+           "# collc's %s (its rule, nonblocking rows first)\n", o->c->mpi_name,
+           o->c->mpi_name + 4, o->c->mpi_name);
+  else
+    printf("# native = PMPI_%s (the library's own); default = collc_%s (collc's selection "
+           "rule);\n", o->c->mpi_name + 4, n);
+  printf("# others via collc_%s_algo; speedup = native min / variant min\n", n);
   printf("# unit: %s %s", type, o->c->per);
   if (!bc_no_data(o->c)) printf("; bytes = count * %ld", bc_size(o->c));
   printf("\n");

@@ -61,7 +61,6 @@
 #include "algo/algo.h"
 #include "check/guidelines.h"
 #include "check/simulate.h"
-#include "mpi/dispatch.h"
 #include "mpi/internal.h"
 #include "plan/tuning.h"
 #include "bench_colls.h"
@@ -230,20 +229,12 @@ static int fits(const collc_spec *s, const char *text, char *canon, size_t len) 
   return 1;
 }
 
-/* Whether text (fitting s) serves a nonblocking call with nothing set up
- * before: no node segment, no group communicators (a nonblocking call never
- * makes them; it is served natively until a blocking call has: README,
- * Nonblocking collectives). */
-static int needs_no_setup(const collc_spec *s, const char *text) {
+/* Whether text (fitting s) serves a nonblocking call as itself (bc_nb_ready). */
+static int nb_ready(const collc_spec *s, const char *text) {
   collc_choice ch;
   char why[200];
-  if (choice_parse(s->coll, text, &ch, why, sizeof why) || choice_resolve(s, &ch, why, sizeof why))
-    return 0;
-  if (dispatch_uses_segment(&ch)) return 0;
-  collc_prog *P = choice_compile(s, &ch, why, sizeof why);
-  int ok = P && P->ngroups == 0 && P->shm_units == 0;
-  if (P) prog_free(P);
-  return ok;
+  return !choice_parse(s->coll, text, &ch, why, sizeof why) &&
+         !choice_resolve(s, &ch, why, sizeof why) && bc_nb_ready(s, &ch);
 }
 
 /* R's candidates for b's communicator: collc-bench's variants and the
@@ -257,7 +248,7 @@ static void candidates(coll_run *R, const bench *b) {
   collc_spec s = spec_of(b->c, b->p, b->comm, 1, 1);
   for (char *sv = NULL, *t = strtok_r(list, ";", &sv); t; t = strtok_r(NULL, ";", &sv)) {
     int dup = !strcmp(t, "native") || !strcmp(t, "default") || !fits(&s, t, cn, sizeof cn) ||
-              (R->c->nb && !needs_no_setup(&s, t));
+              (R->c->nb && !nb_ready(&s, t));
     for (int i = 0; i < R->ncand && !dup; i++) dup = !strcmp(canon[i], cn);
     if (dup || R->ncand == MAXCAND || strlen(t) >= TUNE_TEXT_MAX) continue;
     snprintf(canon[R->ncand], TUNE_TEXT_MAX, "%s", cn);
