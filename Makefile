@@ -183,8 +183,10 @@ bench: deps
 	bench/run.sh
 
 # make tune: collc-tune (Open MPI, oversubscribed beyond the cores) at each p of TUNE_PS,
-# TUNE_BUDGET seconds each, its collectives and their nonblocking forms up to TUNE_MAX bytes,
-# into bench/out/tuning-p<P>.json; then bench/tune-builtin.sh merges the runs' rows with the
+# TUNE_BUDGET seconds each, its collectives and their nonblocking forms up to TUNE_MAX bytes
+# (TUNE_MAX_OVER where p exceeds the cores: there one 4 MiB-per-block all-to-all takes
+# ~0.2 s, and the tuner's 10 repetitions of 4 variants x 5 calls per size outrun any
+# budget), into bench/out/tuning-p<P>.json; then bench/tune-builtin.sh merges the runs' rows with the
 # hand-written ones into TUNE_BUILTIN (default the built-in rule itself, compiled in by the
 # next build; a scratch file to try the pipeline, e.g. TUNE_ARGS=--quick TUNE_BUDGET=20
 # TUNE_BUILTIN=/tmp/builtin.json). TUNE_ARGS go last (they override). With TUNE_NP: one run
@@ -193,6 +195,7 @@ TUNE_NP      ?=
 TUNE_PS      ?= 2 4 8
 TUNE_BUDGET  ?= 180
 TUNE_MAX     ?= 4194304
+TUNE_MAX_OVER ?= 1048576
 TUNE_COLLS   ?= alltoall,allreduce,reduce_scatter_block,allgather,reduce,bcast
 TUNE_ARGS    ?=
 TUNE_BUILTIN ?= tuning/builtin.json
@@ -204,9 +207,9 @@ tune: deps
 ifneq ($(TUNE_NP),)
 	$(TUNE_RUN) $(TUNE_NP) build-openmpi/bin/collc-tune -o bench/out/tuning-p$(TUNE_NP).json $(TUNE_ARGS)
 else
-	set -e; for p in $(TUNE_PS); do \
+	set -e; for p in $(TUNE_PS); do m=$(TUNE_MAX); [ $$p -le $$(nproc) ] || m=$(TUNE_MAX_OVER); \
 	  $(TUNE_RUN) $$p build-openmpi/bin/collc-tune -o bench/out/tuning-p$$p.json -C $(TUNE_COLLS) \
-	    --nb -m $(TUNE_MAX) --budget $(TUNE_BUDGET) $(TUNE_ARGS); done
+	    --nb -m $$m --budget $(TUNE_BUDGET) $(TUNE_ARGS); done
 	bench/tune-builtin.sh tuning/builtin.json $(TUNE_BUILTIN) $(foreach p,$(TUNE_PS),bench/out/tuning-p$(p).json)
 endif
 
