@@ -6,7 +6,8 @@
 #  1. a file with rows for both sizes (tree:2, and native where the built-in
 #     rule says shm): rank 0's stats show both decisions from=tuning;
 #  2. damaged, truncated, empty, missing, another format version, another
-#     MPI library, a bad row: one warning each, ignored (the built-in rule);
+#     MPI library, a bad row: one warning each, ignored (the built-in rule: its
+#     decisions read from tuning/builtin.json with jq, as make tune may regenerate it);
 #  3. ranks given different files, or only one rank a file: rank 0's wins
 #     (a rank deciding otherwise would hang or fail the check).
 set -u
@@ -63,7 +64,21 @@ expect "the file decides" "$out" "${used[@]}"
 ! grep -q 'warning\|exit status' <<<"$out" || expect "no warning" "$out" "^no warning$"
 echo "tuning_mpi: the file decides: $(grep -c '^collc-stats: .*from=tuning$' <<<"$out") stats lines from it"
 
-builtin=("^collc-stats: allreduce native $S from=none$" "^collc-stats: allreduce shm $S from=builtin$")
+# The built-in rule's decision for the program's allreduce at $1 bytes (p = 2, one node,
+# MPI_SUM), "ALGO from=SOURCE": the first row of tuning/builtin.json that covers it, read
+# with jq (so that the expectation follows the rule when make tune regenerates it).
+builtin_at() {
+  jq -r --arg lib "$lib" --argjson b "$1" '
+    [.rules[] | select(.lib == $lib and .coll == "allreduce" and (.nb | not) and .pmin <= 2 and
+                       2 <= (.pmax // 2) and .bmin <= $b and $b <= (.bmax // $b))][0] |
+    if . then "\(.algo | sub(":.*"; "")) from=builtin" else "native from=none" end' \
+    "$(dirname "$0")/../tuning/builtin.json"
+}
+builtin=()
+for b in 8 8000; do
+  a=$(builtin_at $b) || { echo "tuning_mpi: jq could not read the built-in rule"; exit 1; }
+  builtin+=("^collc-stats: allreduce ${a% *} $S ${a#* }$")
+done
 for f in damaged truncated empty missing version2 foreign badrow; do
   out=$(run COLLC_TUNING="$dir/$f")
   n=$(grep -c "^collc: warning: COLLC_TUNING=$dir/$f: .*; ignored$" <<<"$out")
