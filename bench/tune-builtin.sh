@@ -115,7 +115,10 @@ jq -n --slurpfile base "$builtin" --argjson max $max_rows '
   else
     $b + {rules: $rules, points: [],
           make_tune: {merged_by: "bench/tune-builtin.sh",
-                      rows: "the runs decision rows first (origin \"make tune\"), then the hand-written rows (origin \"hand\")",
+                      rows: ("the decision rows of the runs first (origin \"make tune\": collc-tune, a candidate " +
+                             "where >= 5% faster than native in both timing modes, significantly), " +
+                             "then the hand-written rows (origin \"hand\": the note says why each is " +
+                             "kept, and what it measured); the top-level note describes the hand-written rule"),
                       runs: [$runs[] | {p, collc, mpi, machine, method, calibration, native,
                                         guidelines: (.guidelines // [] | length)}]}}
   end' "${runs[@]}" |
