@@ -122,9 +122,10 @@ jq -n --slurpfile base "$builtin" --argjson max $max_rows '
                       runs: [$runs[] | {p, collc, mpi, machine, method, calibration, native,
                                         guidelines: (.guidelines // [] | length)}]}}
   end' "${runs[@]}" |
-  # one member a line, and one row a line (as tuning/builtin.json is written by hand)
-  jq -r '. as $d | [keys_unsorted[] | . as $k |
-          if $k == "rules" then " \($k | tojson): [\n" + ($d.rules | map("  " + tojson) | join(",\n")) + "\n ]"
+  # one member a line, and one row a line, spaced as tuning/builtin.json is written by hand
+  jq -r 'def row: "{" + (to_entries | map("\(.key | tojson): \(.value | tojson)") | join(", ")) + "}";
+         . as $d | [keys_unsorted[] | . as $k |
+          if $k == "rules" then " \($k | tojson): [\n" + ($d.rules | map("  " + row) | join(",\n")) + "\n ]"
           else " \($k | tojson): \($d[$k] | tojson)" end] | "{\n" + join(",\n") + "\n}"' \
     >"$tmp" && jq -e '.format' "$tmp" >/dev/null ||
   { echo "tune-builtin: merge failed; $out not written" >&2; exit 2; }

@@ -61,6 +61,11 @@ for why in "measures Open MPI only" "did not time barrier" "did not measure p = 
            "did not time reduce"; do
   grep -q "kept by make tune ([^)]*$why" "$m" || fail "no hand-written row kept because: $why"
 done
+# one row a line, spaced as by hand (tests/unit/tuning.c counts a library's rows in the text)
+for l in "Open MPI" MPICH; do
+  (($(grep -c "^  {\"lib\": \"$l\", " "$m") == $(jq --arg l "$l" '[.rules[] | select(.lib == $l)] | length' "$m"))) ||
+    fail "$l: not one row a line as tuning/builtin.json"
+done
 "$merge" "$m" "$dir/again.json" "$dir/p2.json" "$dir/p4.json" 2>/dev/null &&
   cmp -s "$m" "$dir/again.json" || fail "merging the merged file again changed it"
 echo "tune_builtin: merged: $(jq '.rules | length' "$m") rows, the same when merged again"
