@@ -9,7 +9,8 @@
 #     MPI library, a bad row: one warning each, ignored (the built-in rule: its
 #     decisions read from tuning/builtin.json with jq, as make tune may regenerate it);
 #  3. ranks given different files, or only one rank a file: rank 0's wins
-#     (a rank deciding otherwise would hang or fail the check).
+#     (a rank deciding otherwise would hang or fail the check);
+#  4. a file of 512 rows (the most) leaves room for the built-in rule.
 set -u
 lib=$1 build=$2
 shift 2
@@ -96,3 +97,13 @@ out=$(run_each COLLC_TUNING= COLLC_TUNING="$dir/good")
 expect "only rank 1 a file" "$out" "${builtin[@]}"
 ! grep -Eq 'from=tuning|exit status' <<<"$out" || expect "rank 1's file unused" "$out" "^unused$"
 echo "tuning_mpi: different files: rank 0's decides, no hang"
+
+# A file of the most rows a file may have (512, for another p) leaves the built-in rule
+# whole: both fit (a regenerated built-in rule has hundreds of rows).
+jq -n --arg lib "$lib" '{format: "collc-tuning", version: 1, mpi: {library: $lib},
+  rules: [range(512) | {coll: "allreduce", pmin: 999, pmax: 999, bmin: ., bmax: ., algo: "tree"}]}' \
+  >"$dir/full" || { echo "tuning_mpi: jq could not write the full file"; exit 1; }
+out=$(run COLLC_TUNING="$dir/full")
+expect "a full file" "$out" "^collc-tuning: $dir/full: 512 rows used" "${builtin[@]}"
+! grep -q 'warning' <<<"$out" || expect "a full file: no warning" "$out" "^no warning$"
+echo "tuning_mpi: a full file (512 rows) and the built-in rule: both used"
