@@ -450,8 +450,8 @@ static const bench_coll bench_colls[] = {
 static const bench_coll *bc_nonblocking(const bench_coll *c) {
   static bench_coll nbc[BC_NCOLLS];
   static char names[BC_NCOLLS][2][48];
+  if (c->nb || !bc_irun[c->coll]) return NULL; /* (c is an entry of bench_colls from here) */
   size_t k = (size_t)(c - bench_colls);
-  if (k >= BC_NCOLLS || !bc_irun[c->coll]) return NULL; /* (not a blocking entry) */
   if (!nbc[k].name) {
     snprintf(names[k][0], sizeof names[k][0], "i%s", c->name);
     snprintf(names[k][1], sizeof names[k][1], "MPI_I%s", c->name);
