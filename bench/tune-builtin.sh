@@ -2,7 +2,7 @@
 # bench/tune-builtin.sh BUILTIN OUT RUN.json...
 #
 # The built-in rule regenerated from collc-tune runs (make tune; README,
-# "Tuning files"): OUT gets BUILTIN's top level and, in this order,
+# "The built-in rule from make tune"): OUT gets BUILTIN's top level and, in this order,
 #  1. the decision rows of every RUN file (collc-tune's tuning files, one
 #     per p), ascending p, each marked "origin": "make tune" with a note
 #     naming its run;
@@ -38,14 +38,12 @@ jq -e '.format == "collc-tuning" and .version == 1 and (.rules | type == "array"
 # The usable RUN files, each library and p once.
 runs=() seen=" "
 for f in "$@"; do
-  key=$(jq -er '
-    select(.format == "collc-tuning" and .version == 1 and
-           (.mpi.library == "Open MPI" or .mpi.library == "MPICH") and
-           (.p | type == "number" and . >= 1) and (.rules | type == "array") and
-           all(.rules[]; .pmin == .pmax and (.coll | type == "string") and
-               (.algo | type == "string") and (.bmin | type == "number")) and
-           all(.rules[].pmin; . == $p)) | "\(.mpi.library)/\(.p)"' \
-    --argjson p "$(jq '.p' "$f" 2>/dev/null || echo null)" "$f" 2>/dev/null)
+  key=$(jq -er '.p as $p | .mpi.library as $l |
+    select(.format == "collc-tuning" and .version == 1 and ($l == "Open MPI" or $l == "MPICH") and
+           ($p | type == "number" and . >= 1) and (.rules | type == "array") and
+           all(.rules[]; .lib == $l and .pmin == $p and .pmax == $p and
+               (.coll | type == "string") and (.algo | type == "string") and
+               (.bmin | type == "number"))) | "\($l)/\($p)"' "$f" 2>/dev/null)
   if [[ -z $key ]]; then
     echo "tune-builtin: $f: not a collc-tune file of one library and one p; ignored" >&2
   elif [[ $seen == *" $key "* ]]; then
@@ -70,7 +68,7 @@ jq -n --slurpfile base "$builtin" --argjson max $max_rows '
 
   [inputs] | sort_by(.p) as $runs |
   $base[0] as $b |
-  # the runs rows, marked
+  # the rows of the runs, marked
   [$runs[] | . as $r | .rules[] |
    . + (if .ratio then {ratio: (((.ratio * 1000 + 0.5) | floor) / 1000)} else {} end) +
        {origin: "make tune",
@@ -79,7 +77,7 @@ jq -n --slurpfile base "$builtin" --argjson max $max_rows '
   as $tuned |
   # what the runs cover: per library, collective, nb and p the largest bmax (null: all)
   (reduce $tuned[] as $t ({};
-     ("\($t.lib)/\($t.coll)/\($t.nb)/\($t.pmin)") as $k |
+     ("\($t.lib)/\($t.coll)/\($t.nb // false)/\($t.pmin)") as $k |
      .[$k] = (if has($k) and .[$k] == null then null
               elif $t.bmax == null then null
               else [.[$k] // 0, $t.bmax] | max end))) as $cov |
@@ -115,19 +113,24 @@ jq -n --slurpfile base "$builtin" --argjson max $max_rows '
   else
     $b + {rules: $rules, points: [],
           make_tune: {merged_by: "bench/tune-builtin.sh",
-                      rows: ("the decision rows of the runs first (origin \"make tune\": collc-tune, a candidate " +
-                             "where >= 5% faster than native in both timing modes, significantly), " +
-                             "then the hand-written rows (origin \"hand\": the note says why each is " +
-                             "kept, and what it measured); the top-level note describes the hand-written rule"),
+                      rows: ("the decision rows of the runs first (origin \"make tune\": " +
+                             "collc-tune, a candidate where >= 5% faster than native in both " +
+                             "timing modes, significantly), then the hand-written rows (origin " +
+                             "\"hand\": the note says why each is kept, and what it measured); " +
+                             "the top-level note describes the hand-written rule"),
                       runs: [$runs[] | {p, collc, mpi, machine, method, calibration, native,
                                         guidelines: (.guidelines // [] | length)}]}}
   end' "${runs[@]}" |
   # one member a line, and one row a line, spaced as tuning/builtin.json is written by hand
-  jq -r 'def row: "{" + (to_entries | map("\(.key | tojson): \(.value | tojson)") | join(", ")) + "}";
+  jq -r 'def row: "{" + (to_entries | map("\(.key | tojson): \(.value | tojson)") | join(", ")) +
+                  "}";
          . as $d | [keys_unsorted[] | . as $k |
-          if $k == "rules" then " \($k | tojson): [\n" + ($d.rules | map("  " + row) | join(",\n")) + "\n ]"
+          if $k == "rules" then " \($k | tojson): [\n" + ($d.rules | map("  " + row) | join(",\n")) +
+                               "\n ]"
           else " \($k | tojson): \($d[$k] | tojson)" end] | "{\n" + join(",\n") + "\n}"' \
     >"$tmp" && jq -e '.format' "$tmp" >/dev/null ||
   { echo "tune-builtin: merge failed; $out not written" >&2; exit 2; }
 mv "$tmp" "$out" && trap - EXIT
-echo "tune-builtin: $out: $(jq '[.rules[] | select(.origin == "make tune")] | length' "$out") rows of ${#runs[@]} runs (p = $(jq -r '[.make_tune.runs[].p] | map(tostring) | join(", ")' "$out")), then $(jq '[.rules[] | select(.origin == "hand")] | length' "$out") hand-written" >&2
+jq -r --arg out "$out" '"tune-builtin: \($out): \([.rules[] | select(.origin == "make tune")] |
+  length) rows of \(.make_tune.runs | length) runs (p = \([.make_tune.runs[].p] | map(tostring) |
+  join(", "))), then \([.rules[] | select(.origin == "hand")] | length) hand-written"' "$out" >&2
