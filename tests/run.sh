@@ -397,6 +397,16 @@ run_case "openmpi/nonblocking preload COLLC_ALLREDUCE=hier unset: native np=4" 1
   '^collc-stats: iallreduce native calls=110 ' \
   env COLLC_STATS=1 COLLC_ALLREDUCE=hier \
   "${OMPIRUN[@]}" 4 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_nonblocking_preload"
+# The call memo across communicators freed and made again (the handle
+# reused): default rule, and collc's plans forced for every collective.
+MEMO_FORCED=(COLLC_ALLREDUCE=recexch COLLC_BCAST=tree COLLC_ALLGATHER=recexch
+  COLLC_ALLTOALL=pairwise COLLC_REDUCE=tree COLLC_REDUCE_SCATTER_BLOCK=recexch COLLC_BARRIER=dissem)
+for np in 1 3 4; do
+  run_case "openmpi/memo preload np=$np" 120 "${OMPIRUN[@]}" $np \
+    -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_memo_preload"
+  run_case "openmpi/memo preload, plans forced np=$np" 120 env "${MEMO_FORCED[@]}" \
+    "${OMPIRUN[@]}" $np -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_memo_preload"
+done
 run_case "openmpi/valgrind nonblocking np=2" 300 tests/valgrind_leaks.sh \
   "${OMPIRUN[@]}" 2 -- "$OMPI/tests/mpi_nonblocking"
 for np in 1 2 3 4 5 6 7 8; do
@@ -562,6 +572,8 @@ run_case "mpich/valgrind alltoall np=2" 300 env COLLC_TEST_QUICK=1 tests/valgrin
   "${MPICHRUN[@]}" 2 -- "$MPICH/tests/mpi_alltoall"
 run_case "mpich/valgrind errors np=2" 300 tests/valgrind_leaks.sh \
   "${MPICHRUN[@]}" 2 -- "$MPICH/tests/mpi_errors"
+run_case "mpich/memo preload, plans forced np=3" 120 env "${MEMO_FORCED[@]}" \
+  LD_PRELOAD="$PWD/$MPICH/libcollc.so" "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_memo_preload" 4
 run_case "mpich/preload stats np=4" 120 expect_stats \
   '^collc-stats: alltoall bruck calls=[1-9][0-9]* bytes=[1-9]' \
   env COLLC_STATS=1 COLLC_ALLTOALL=bruck:3 LD_PRELOAD="$PWD/$MPICH/libcollc.so" \
@@ -775,6 +787,9 @@ done
 run_case "asan/nonblocking preload (iallreduce recexch) np=3" 120 "${OMPIRUN[@]}" 3 \
   -x ASAN_OPTIONS=detect_leaks=0 -x COLLC_ALLREDUCE=recexch -x LD_PRELOAD="$asan_pre" \
   "$OMPI/tests/mpi_nonblocking_preload"
+
+run_case "asan/memo preload, plans forced np=3" 120 env "${MEMO_FORCED[@]}" "${OMPIRUN[@]}" 3 \
+  -x ASAN_OPTIONS=detect_leaks=0 -x LD_PRELOAD="$asan_pre" "$OMPI/tests/mpi_memo_preload" 10
 
 echo "== ThreadSanitizer (MPI_THREAD_MULTIPLE: 4 threads per rank; build-tsan, tests/tsan.supp)"
 # tsan_case LIMIT CMD...: CMD (an MPI run of a build-tsan program, stopped
