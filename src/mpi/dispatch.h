@@ -80,7 +80,8 @@ int dispatch(const dispatch_call *d, const char *forced, long long native_bytes)
  * unless its collective synchronizes (a barrier always runs). */
 int dispatch_empty(const collc_spec *s);
 /* Set which buffers of a call of spec s a call-cache hit must find
- * usable (e->need_recv, e->need_send: none for a barrier). */
+ * usable (e->need_recv: RECV has units; e->need_send: SEND has, not in
+ * place; neither for a barrier). */
 void dispatch_entry_buffers(const collc_spec *s, call_entry *e);
 /* Serve call d natively: the native call now, or (persistent init) a
  * request that makes it at each start. Counted as native with bytes. */
@@ -138,7 +139,7 @@ COLLC_HOT int dispatch_buffers_plain(const call_entry *e, const call_key *k, con
                                      const void *rb) {
   if (e->kind == CALL_EMPTY) return 1;
   if (e->need_recv && (!rb || rb == MPI_IN_PLACE)) return 0;
-  if (!e->need_send || k->in_place || k->coll == COLLC_COLL_BCAST) return 1;
+  if (!e->need_send || k->in_place) return 1;
   return sb && (sb != rb || !e->need_recv);
 }
 

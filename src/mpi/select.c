@@ -19,6 +19,7 @@
 typedef tune_row rule;
 
 long long select_bytes(const collc_spec *s) {
+  if (coll_desc_of(s->coll)->root_counts) return 0; /* (the root's alone: decides nothing) */
   if (coll_desc_of(s->coll)->per_block) return s->unit_bytes;
   return s->count * s->unit_bytes;
 }
