@@ -25,6 +25,16 @@ typedef struct dispatch_call {
   const int *vcounts, *vdispls; /* recvcounts; allgatherv's displs */
   int vsendcount;               /* allgatherv's sendcount */
   long long vshift;             /* bytes recvbuf was moved by (negative displs): undone natively */
+  /* Rooted collectives (rooted.c): the user's arguments as given, for the
+   * native call (the plan's buffers and typing are normalised: in place at
+   * a scatter's root its RECV is sendbuf; off the root the insignificant
+   * side is typed as the significant one). */
+  struct {
+    const void *sb;
+    void *rb;
+    int sc, rc;
+    MPI_Datatype st, rt;
+  } user;
 } dispatch_call;
 
 /* A persistent init's own arguments, or (oneshot) a nonblocking call's
