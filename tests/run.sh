@@ -154,6 +154,22 @@ for np in 1 2 3 4 5 6 7 8; do
 done
 run_case "openmpi/vcoll self-test must fail np=4" 120 bash -c '! "$@"' _ \
   env COLLC_TEST_BREAK=9 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_vcoll"
+# Gather, scatter, gatherv and scatterv (tests/mpi/rooted.c: every root, every algorithm
+# forced, against PMPI_ on the same input), the stats line proving tree ran; the MPI_ and
+# MPI_I* entry points forced through COLLC_<COLL> (the stats line of the nonblocking tree);
+# a corrupted result that must fail.
+for np in 1 2 3 4 5 6 7 8; do
+  run_case "openmpi/rooted gather scatter np=$np" 120 expect_stats "^collc-stats: gather tree calls=" \
+    env COLLC_STATS=1 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_rooted"
+done
+for np in 3 5; do
+  run_case "openmpi/rooted gather scatter COLLC_<COLL> np=$np" 120 \
+    expect_stats "^collc-stats: iscatter tree calls=[0-9]+ bytes=[0-9]+ from=env" \
+    env COLLC_STATS=1 COLLC_GATHER=tree:3 COLLC_SCATTER=tree COLLC_GATHERV=linear \
+    COLLC_SCATTERV=linear "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_rooted"
+done
+run_case "openmpi/rooted gather scatter self-test must fail np=3" 120 bash -c '! "$@"' _ \
+  env COLLC_TEST_BREAK=7 "${OMPIRUN[@]}" 3 "$OMPI/tests/mpi_rooted"
 # Batches (issue 16): the host batch executor against the scalar path, byte
 # for byte, every registry algorithm, p = 1..8 in one process; then whole
 # collectives with COLLC_EXEC=batch against native (the stats line proves
@@ -451,6 +467,9 @@ run_case "openmpi/collc-bench -C barrier: every variant timed np=4" 120 expect_a
 echo "== MPI tests, MPICH (fewer cases: MPICH is slow when oversubscribed)"
 for np in 1 2 3 4; do
   run_case "mpich/vcoll np=$np" 300 "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_vcoll"
+done
+for np in 1 2 3 4 5; do
+  run_case "mpich/rooted gather scatter np=$np" 120 "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_rooted"
 done
 for np in 1 2 3 5 6 8; do
   run_case "mpich/alltoall np=$np" 300 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \

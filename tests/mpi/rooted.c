@@ -3,15 +3,18 @@
  * PMPI_ on the same input, byte for byte over the whole receive buffer
  * (sentinels and gaps included).
  *
- * Algorithms (collc_*_algo): native, linear, tree, tree:3, tree:2,3, shm
- * (gather and scatter; the counted forms: native, linear), and the MPI_
- * entry point (the selection: COLLC_<COLL> or the rule; twice, the second
- * call from the call cache). Every root. Gather and scatter: 0, 1, 5 and
- * 700 elements per block, in place at the root and not; types MPI_INT, a
- * resized vector(2, 1, 2, int) with holes, and a send (gather) or receive
+ * Algorithms (collc_*_algo): linear, tree, tree:2,3, shm (gather
+ * and scatter, shm at the first and last root and 700 elements only: it is
+ * slow oversubscribed; the counted forms: linear), native, and the MPI_ entry point
+ * (the selection: COLLC_<COLL> or the rule; the call cache's hits among
+ * them). Gather and scatter: every root; 0, 5 and 700 elements per
+ * block, in place at the root and not; at 5, types MPI_INT, a resized
+ * vector(2, 1, 2, int) with holes, and a send (gather) or receive
  * (scatter) type contiguous(n, int) against n ints. Gatherv and scatterv:
- * count vectors all zero, each rank in turn holding everything, primes,
- * random ones with zeros (the same on every rank, from a shared seed);
+ * count vectors all zero and primes at every root, each rank in turn
+ * holding everything (at it and at the next rank as root), random ones
+ * with zeros at the first and last rank (the same on every rank, from a
+ * shared seed);
  * layouts packed, reversed rank order with gaps, negative displacements,
  * in place at the root; types MPI_INT, contiguous(2, int), and the root's
  * own block typed contiguous(c, int) against c ints. Nonblocking: MPI_I*
@@ -183,32 +186,47 @@ static void one_counted(int coll, const char *algo, const int *c, int root, int 
 
 /* Every root, every algorithm, in place and not, for gather and scatter. */
 static void uniform_all(void) {
-  static const char *const algos[] = {NULL, NULL, "native", "linear", "tree", "tree:3",
-                                      "tree:2,3", "shm"};
-  static const int ns[] = {0, 1, 5, 700};
+  static const char *const algos[] = {NULL, "linear", "tree", "tree:2,3"};
+  static const int ns[] = {0, 5, 700};
   for (int coll = G; coll <= S; coll++)
     for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++)
       for (int root = 0; root < size; root++)
         for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
-          for (int ty = 0; ty < 3; ty++)
-            for (int ip = 0; ip < 2; ip++)
-              if ((ty < 2 || ns[i] > 0) && (ns[i] < 700 || ty == 0))
-                one_uniform(coll, algos[a], ns[i], root, ty, ip);
+          for (int ty = 0; ty < (ns[i] == 5 ? 3 : 1); ty++) /* (types: one size) */
+            for (int ip = 0; ip < 2; ip++) one_uniform(coll, algos[a], ns[i], root, ty, ip);
+  for (int coll = G; coll <= S; coll++) /* shm (slow oversubscribed): first and last root */
+    for (int root = 0; root < size; root += size > 1 ? size - 1 : 1)
+      for (int ip = 0; ip < 2; ip++) one_uniform(coll, "shm", 700, root, 0, ip);
+  for (int coll = G; coll <= S; coll++) /* the call cache's hit, and native forced */
+    for (int k = 0; k < 2; k++) one_uniform(coll, k ? "native" : NULL, 5, size - 1, 1, 0);
 }
 
-/* Every root, vector, layout, type and algorithm for gatherv, scatterv. */
+/* Whether vector v is tested at root: every root for the all-zero and
+ * prime vectors; a holder-of-everything vector at its holder and the next
+ * rank; random ones at the first and last rank (the time of p = 8). */
+static int vector_root(int v, int root) {
+  if (v == 0 || v == size + 1) return 1;
+  if (v <= size) return root == v - 1 || root == v % size;
+  return root == 0 || root == size - 1;
+}
+
+/* Every layout, type and algorithm for gatherv, scatterv, for each vector
+ * at the roots vector_root picks. */
 static void counted_all(void) {
-  static const char *const algos[] = {NULL, NULL, "native", "linear"};
+  static const char *const algos[] = {NULL, "linear"};
   int c[64];
   for (int v = 0; v < size + 4; v++) {
     counts_of(v, c);
     for (int coll = GV; coll <= SV; coll++)
       for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++)
         for (int root = 0; root < size; root++)
-          for (int lay = 0; lay < 4; lay++)
+          for (int lay = 0; lay < 4 && vector_root(v, root); lay++)
             for (int ty = 0; ty < 3; ty++)
               if (ty < 2 || lay == 0) one_counted(coll, algos[a], c, root, lay, ty);
   }
+  counts_of(size + 1, c);
+  for (int coll = GV; coll <= SV; coll++) /* the call cache's hit, and native forced */
+    for (int k = 0; k < 2; k++) one_counted(coll, k ? "native" : NULL, c, size - 1, 1, 1);
 }
 
 /* Gather and scatter of 5 ints for every root, and gatherv and scatterv of
@@ -218,6 +236,7 @@ static void nonblocking(void) {
   static int gin[N], gout[8][8 * N], sout[8][N], vout[8][8 * 19], wout[8][19];
   static int gref[8][8 * N], sref[8][N], vref[8][8 * 19], wref[8][19], sin[8 * 19];
   MPI_Request q[4 * 8];
+  MPI_Status st[4 * 8]; /* (MPICH's gcc flags MPI_STATUSES_IGNORE) */
   int c[8], d[8], n = 0;
   counts_of(size + 1, c);
   for (int q2 = 0, at = 0; q2 < size; q2++) d[q2] = at, at += c[q2];
@@ -233,7 +252,7 @@ static void nonblocking(void) {
     MPI_Igatherv(sin, c[rank], MPI_INT, vout[r], c, d, MPI_INT, r, MPI_COMM_WORLD, &q[n++]);
     MPI_Iscatterv(sin, c, d, MPI_INT, wout[r], c[rank], MPI_INT, r, MPI_COMM_WORLD, &q[n++]);
   }
-  int rc = MPI_Waitall(n, q, MPI_STATUSES_IGNORE);
+  int rc = MPI_Waitall(n, q, st);
   for (int r = 0; r < size; r++) {
     PMPI_Gather(gin, N, MPI_INT, gref[r], N, MPI_INT, r, MPI_COMM_WORLD);
     PMPI_Scatter(sin, N, MPI_INT, sref[r], N, MPI_INT, r, MPI_COMM_WORLD);
@@ -254,6 +273,7 @@ static void persistent(void) {
   enum { N = 7 };
   static int gin[N], sin[8 * N], gout[8][8 * N], sout[8][N], gref[8 * N], sref[N];
   MPI_Request q[2 * 8];
+  MPI_Status st[2 * 8];
   for (int r = 0; r < size; r++) {
     MPI_Gather_init(gin, N, MPI_INT, gout[r], N, MPI_INT, r, MPI_COMM_WORLD, MPI_INFO_NULL, &q[2 * r]);
     MPI_Scatter_init(sin, N, MPI_INT, sout[r], N, MPI_INT, r, MPI_COMM_WORLD, MPI_INFO_NULL,
@@ -263,7 +283,7 @@ static void persistent(void) {
     for (int i = 0; i < N; i++) gin[i] = rank * 100 + i + it;
     for (int i = 0; i < 8 * N; i++) sin[i] = rank * 1000 + i - it;
     MPI_Startall(2 * size, q);
-    int rc = MPI_Waitall(2 * size, q, MPI_STATUSES_IGNORE);
+    int rc = MPI_Waitall(2 * size, q, st);
     for (int r = 0; r < size; r++) {
       memset(gref, 0, sizeof gref);
       PMPI_Gather(gin, N, MPI_INT, gref, N, MPI_INT, r, MPI_COMM_WORLD);
