@@ -1,4 +1,4 @@
-/* verify_rooted.c - gather, scatter, gatherv and scatterv through the
+/* verify_gather_scatter.c - gather, scatter, gatherv and scatterv through the
  * verifier, every algorithm that serves them, every root.
  *
  * Truth, per run: the verifier's token check (src/check/verify.c) against
@@ -184,5 +184,5 @@ int main(void) {
   must_fail(COLLC_COLL_SCATTERV);
   must_fail_scatter();
   printf("%ld cases\n", cases);
-  return unit_summary("verify_rooted");
+  return unit_summary("verify_gather_scatter");
 }
