@@ -281,9 +281,9 @@ static const char *const cand_reduce[] = {"hier", "hier:node=copyin", "tree", NU
 static const char *const cand_bcast[] = {"hier", "tree", NULL};
 static const char *const cand_barrier[] = {"hier", "dissem", "dissem:4", NULL};
 static const char *const cand_counted[] = {"recexch", "cyclic", NULL};
-static const char *const cand_rooted[] = {"tree", "linear", NULL};
-/* (gatherv, scatterv: none. The simulator would compile every rank's
- * program from one rank's counts, which off the root are not known.) */
+/* Gather, scatter: none yet (the default stays native until measured);
+ * gatherv, scatterv: none (the simulator would compile every rank's
+ * program from one rank's counts, which off the root are not known). */
 static const char *const cand_none[] = {NULL};
 
 static const char *native_linear(const collc_spec *s, char *buf, size_t len) {
@@ -377,7 +377,7 @@ static const coll_desc coll_GATHER = {
     .input_units = units_one, .output_units = units_root_p, .vector_units = units_p,
     .input = input_allgather, .expect = expect_gather,
     .shm_inner = "tree", .hier_net = NULL,
-    .native_model = native_tree, .sim_candidates = cand_rooted};
+    .native_model = native_tree, .sim_candidates = cand_none};
 
 /* Scatter: the root's p blocks, one to each rank. In place at the root (the
  * caller's MPI_IN_PLACE recvbuf) the root's RECV is its input: the entry
@@ -388,7 +388,7 @@ static const coll_desc coll_SCATTER = {
     .input_units = units_root_p, .output_units = units_scatter_out, .vector_units = units_p,
     .input = input_own, .expect = expect_scatter,
     .shm_inner = "tree", .hier_net = NULL,
-    .native_model = native_tree, .sim_candidates = cand_rooted};
+    .native_model = native_tree, .sim_candidates = cand_none};
 
 /* Gatherv: blocks of elements to the root at its spec.displs (gaps are not
  * result). Counts are known only at the root (root_counts). */
