@@ -168,6 +168,8 @@ for np in 3 5; do
     env COLLC_STATS=1 COLLC_GATHER=tree:3 COLLC_SCATTER=tree COLLC_GATHERV=linear \
     COLLC_SCATTERV=linear "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_rooted"
 done
+run_case "openmpi/rooted gather scatter COLLC_NODE_SIZE=2 np=4" 120 env COLLC_NODE_SIZE=2 \
+  COLLC_GATHER=tree COLLC_SCATTER=linear "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_rooted"
 run_case "openmpi/rooted gather scatter self-test must fail np=3" 120 bash -c '! "$@"' _ \
   env COLLC_TEST_BREAK=7 "${OMPIRUN[@]}" 3 "$OMPI/tests/mpi_rooted"
 # Batches (issue 16): the host batch executor against the scalar path, byte

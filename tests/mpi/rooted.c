@@ -5,7 +5,8 @@
  *
  * Algorithms (collc_*_algo): linear, tree, tree:2,3, shm (gather
  * and scatter, shm at the first and last root and 700 elements only: it is
- * slow oversubscribed; the counted forms: linear), native, and the MPI_ entry point
+ * slow oversubscribed; not on virtual nodes, COLLC_NODE_SIZE, where it does
+ * not fit; the counted forms: linear), native, and the MPI_ entry point
  * (the selection: COLLC_<COLL> or the rule; the call cache's hits among
  * them). Gather and scatter: every root; 0, 5 and 700 elements per
  * block, in place at the root and not; at 5, types MPI_INT, a resized
@@ -194,8 +195,8 @@ static void uniform_all(void) {
         for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
           for (int ty = 0; ty < (ns[i] == 5 ? 3 : 1); ty++) /* (types: one size) */
             for (int ip = 0; ip < 2; ip++) one_uniform(coll, algos[a], ns[i], root, ty, ip);
-  for (int coll = G; coll <= S; coll++) /* shm (slow oversubscribed): first and last root */
-    for (int root = 0; root < size; root += size > 1 ? size - 1 : 1)
+  for (int coll = G; coll <= S && !getenv("COLLC_NODE_SIZE"); coll++) /* shm: one node */
+    for (int root = 0; root < size; root += size > 1 ? size - 1 : 1) /* (slow: two roots) */
       for (int ip = 0; ip < 2; ip++) one_uniform(coll, "shm", 700, root, 0, ip);
   for (int coll = G; coll <= S; coll++) /* the call cache's hit, and native forced */
     for (int k = 0; k < 2; k++) one_uniform(coll, k ? "native" : NULL, 5, size - 1, 1, 0);
