@@ -150,20 +150,57 @@ static int check(const rargs *a, int p, int rank) {
 
 /* ---- the plan's view of a call ---- */
 
-/* Gather and scatter: d's buffers, typing and block (see the header). */
-static void uniform_view(const rargs *a, dispatch_call *d) {
-  int root = d->spec.rank == a->root, g = a->coll == COLLC_COLL_GATHER;
-  int sc = a->sc, rc = a->rc;
-  MPI_Datatype st = a->st, rt = a->rt;
-  d->sendbuf = a->sb, d->recvbuf = a->rb;
-  if (!root && g) rc = sc, rt = st, d->recvbuf = NULL;    /* its receive side is its block */
-  if (!root && !g) sc = rc, st = rt, d->sendbuf = NULL;   /* its send side likewise */
+/* Gather's and scatter's buffers and typing on this rank as the plan sees
+ * them (see the header); ip: in place. */
+typedef struct {
+  const void *sb;
+  void *rb;
+  int sc, rc, ip;
+  MPI_Datatype st, rt;
+} uview;
+
+static uview uniform_of(const rargs *a, int rank) {
+  int root = rank == a->root, g = a->coll == COLLC_COLL_GATHER;
+  uview u = {a->sb, a->rb, a->sc, a->rc, 0, a->st, a->rt};
+  if (!root && g) u.rc = u.sc, u.rt = u.st, u.rb = NULL;  /* its receive side is its block */
+  if (!root && !g) u.sc = u.rc, u.st = u.rt, u.sb = NULL; /* its send side likewise */
   if (root && !g && a->rb == MPI_IN_PLACE)                /* RECV is the input */
-    d->sendbuf = MPI_IN_PLACE, d->recvbuf = (void *)a->sb, rc = sc, rt = st;
-  d->spec.in_place = d->sendbuf == MPI_IN_PLACE;
-  d->bind = (exec_bind){sc, rc, st, rt, MPI_OP_NULL, 0};
-  d->spec.count = g && root ? rc : sc;
-  d->spec.unit_bytes = args_bytes(g && root ? rc : sc, g && root ? rt : st);
+    u.sb = MPI_IN_PLACE, u.rb = (void *)a->sb, u.rc = u.sc, u.rt = u.st;
+  u.ip = u.sb == MPI_IN_PLACE;
+  return u;
+}
+
+/* Gather and scatter: d's buffers, typing and block. */
+static void uniform_view(const rargs *a, dispatch_call *d) {
+  int g = a->coll == COLLC_COLL_GATHER, root = d->spec.rank == a->root;
+  uview u = uniform_of(a, d->spec.rank);
+  d->sendbuf = u.sb, d->recvbuf = u.rb, d->spec.in_place = u.ip;
+  d->bind = (exec_bind){u.sc, u.rc, u.st, u.rt, MPI_OP_NULL, 0};
+  d->spec.count = g && root ? u.rc : u.sc;
+  d->spec.unit_bytes = args_bytes(g && root ? u.rc : u.sc, g && root ? u.rt : u.st);
+}
+
+/* The call-cache key of gather or scatter a on rank `rank` (the memo's too). */
+COLLC_HOT call_key uniform_key(const rargs *a, int rank) {
+  uview u = uniform_of(a, rank);
+  return (call_key){.coll = a->coll, .in_place = u.ip, .root = a->root,
+                    .scount = u.ip ? 0 : u.sc, .rcount = u.rc,
+                    .stype = u.ip ? MPI_DATATYPE_NULL : u.st, .rtype = u.rt, .op = MPI_OP_NULL};
+}
+
+/* Whether the memo says a blocking gather or scatter with key k is native
+ * (and no request of ours needs moving meanwhile). */
+COLLC_HOT int memo_native(MPI_Comm comm, const call_key *k) {
+  const call_memo *m = memo_find(comm, k, 0);
+  return m && m->e->kind == CALL_NATIVE && !request_busy();
+}
+
+/* The memo's fast path of blocking call a: 1 when it is to be made natively. */
+static int hot_native(const rargs *a, MPI_Comm comm) {
+  int rank;
+  if (comm == MPI_COMM_NULL || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return 0;
+  call_key k = uniform_key(a, rank);
+  return memo_native(comm, &k);
 }
 
 /* Gatherv and scatterv: the counts (c, dsp: p of them) and d's view; the
@@ -203,8 +240,8 @@ static int counted_view(const rargs *a, dispatch_call *d, int64_t *c, int64_t *d
   return MPI_SUCCESS;
 }
 
-/* The call-cache key of d (after its view). */
-static call_key key_of(const dispatch_call *d) {
+/* The call-cache key of counted call d (after its view). */
+static call_key counted_key(const dispatch_call *d) {
   int ip = d->spec.in_place;
   return (call_key){.coll = d->spec.coll, .in_place = ip, .root = d->spec.root,
                     .scount = ip ? 0 : d->bind.sendcount, .rcount = d->bind.recvcount,
@@ -213,10 +250,11 @@ static call_key key_of(const dispatch_call *d) {
                     .counts = d->spec.counts, .displs = d->spec.displs};
 }
 
-/* The fast path of d of the default selection (its request req; NULL:
- * blocking): FAST_* as dispatch_fast, *rc the result when FAST_DONE. */
-static int fast(dispatch_call *d, call_key *k, MPI_Request *req, int *rc) {
-  *k = key_of(d);
+/* The fast path of call a (view d) of the default selection (its request
+ * req; NULL: blocking): FAST_* as dispatch_fast, *rc the result unless
+ * FAST_MISS (then d->ck is *k). */
+static int fast(const rargs *a, dispatch_call *d, call_key *k, MPI_Request *req, int *rc) {
+  *k = coll_desc_of(a->coll)->counted ? counted_key(d) : uniform_key(a, d->spec.rank);
   int how = req ? nb_fast(d->comm, k, d->sendbuf, d->recvbuf, req, rc)
                 : dispatch_fast(d->comm, k, d->sendbuf, d->recvbuf, rc);
   if (how == FAST_NATIVE) *rc = req ? d->inative(d, req) : d->native(d);
@@ -246,7 +284,7 @@ static int rooted(const rargs *a, const char *forced, MPI_Comm comm, const persi
   if (v && (err = counted_view(a, &d, c, dsp))) return collc_raise(comm, err);
   if (!v) uniform_view(a, &d);
   call_key k;
-  if (!forced && (!pa || pa->oneshot) && fast(&d, &k, d.ireq, &rc) != FAST_MISS) return rc;
+  if (!forced && (!pa || pa->oneshot) && fast(a, &d, &k, d.ireq, &rc) != FAST_MISS) return rc;
   int64_t mine = v ? c[rank] : 1, all = v ? d.spec.count : p; /* (the native's bytes) */
   return dispatch(&d, forced, (rank == a->root ? all - mine : mine) * d.spec.unit_bytes);
 }
@@ -266,7 +304,7 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   rargs a = {COLLC_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
              NULL, NULL, root};
-  if (config_get()->disable)
+  if (config_get()->disable || hot_native(&a, comm))
     return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   return rooted(&a, NULL, comm, NULL);
 }
@@ -308,7 +346,7 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   rargs a = {COLLC_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
              NULL, NULL, root};
-  if (config_get()->disable)
+  if (config_get()->disable || hot_native(&a, comm))
     return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   return rooted(&a, NULL, comm, NULL);
 }

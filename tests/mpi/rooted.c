@@ -198,8 +198,8 @@ static void uniform_all(void) {
   for (int coll = G; coll <= S && !getenv("COLLC_NODE_SIZE"); coll++) /* shm: one node */
     for (int root = 0; root < size; root += size > 1 ? size - 1 : 1) /* (slow: two roots) */
       for (int ip = 0; ip < 2; ip++) one_uniform(coll, "shm", 700, root, 0, ip);
-  for (int coll = G; coll <= S; coll++) /* the call cache's hit, and native forced */
-    for (int k = 0; k < 2; k++) one_uniform(coll, k ? "native" : NULL, 5, size - 1, 1, 0);
+  for (int coll = G; coll <= S; coll++) /* the memo's and call cache's hits, native forced */
+    for (int k = 0; k < 5; k++) one_uniform(coll, k == 4 ? "native" : NULL, 5, size - 1, k / 2, 0);
 }
 
 /* Whether vector v is tested at root: every root for the all-zero and
@@ -226,8 +226,8 @@ static void counted_all(void) {
               if (ty < 2 || lay == 0) one_counted(coll, algos[a], c, root, lay, ty);
   }
   counts_of(size + 1, c);
-  for (int coll = GV; coll <= SV; coll++) /* the call cache's hit, and native forced */
-    for (int k = 0; k < 2; k++) one_counted(coll, k ? "native" : NULL, c, size - 1, 1, 1);
+  for (int coll = GV; coll <= SV; coll++) /* the call cache's hits, and native forced */
+    for (int k = 0; k < 3; k++) one_counted(coll, k == 2 ? "native" : NULL, c, size - 1, 1, 1);
 }
 
 /* Gather and scatter of 5 ints for every root, and gatherv and scatterv of
