@@ -48,24 +48,47 @@ typedef struct {
 
 /* ---- the native calls, with the user's arguments ---- */
 
+/* Gather's and scatter's types for the native call: the significant ones
+ * from d->bind (a persistent request's own duplicates: the user may free
+ * theirs), the others as given. */
+static void native_types(const dispatch_call *d, MPI_Datatype *st, MPI_Datatype *rt) {
+  int root = d->spec.rank == d->spec.root, ip = d->spec.in_place;
+  *st = d->user.st, *rt = d->user.rt;
+  if (d->spec.coll == COLLC_COLL_GATHER) {
+    if (!ip) *st = d->bind.sendtype;
+    if (root) *rt = d->bind.recvtype;
+    return;
+  }
+  if (root) *st = ip ? d->bind.recvtype : d->bind.sendtype; /* (in place: RECV is sendbuf) */
+  if (!(root && ip)) *rt = d->bind.recvtype;
+}
+
 static int native_gather(const dispatch_call *d) {
-  return PMPI_Gather(d->user.sb, d->user.sc, d->user.st, d->user.rb, d->user.rc, d->user.rt,
-                     d->spec.root, d->comm);
+  MPI_Datatype st, rt;
+  native_types(d, &st, &rt);
+  return PMPI_Gather(d->user.sb, d->user.sc, st, d->user.rb, d->user.rc, rt, d->spec.root,
+                     d->comm);
 }
 
 static int inative_gather(const dispatch_call *d, MPI_Request *r) {
-  return PMPI_Igather(d->user.sb, d->user.sc, d->user.st, d->user.rb, d->user.rc, d->user.rt,
-                      d->spec.root, d->comm, r);
+  MPI_Datatype st, rt;
+  native_types(d, &st, &rt);
+  return PMPI_Igather(d->user.sb, d->user.sc, st, d->user.rb, d->user.rc, rt, d->spec.root,
+                      d->comm, r);
 }
 
 static int native_scatter(const dispatch_call *d) {
-  return PMPI_Scatter(d->user.sb, d->user.sc, d->user.st, d->user.rb, d->user.rc, d->user.rt,
-                      d->spec.root, d->comm);
+  MPI_Datatype st, rt;
+  native_types(d, &st, &rt);
+  return PMPI_Scatter(d->user.sb, d->user.sc, st, d->user.rb, d->user.rc, rt, d->spec.root,
+                      d->comm);
 }
 
 static int inative_scatter(const dispatch_call *d, MPI_Request *r) {
-  return PMPI_Iscatter(d->user.sb, d->user.sc, d->user.st, d->user.rb, d->user.rc, d->user.rt,
-                       d->spec.root, d->comm, r);
+  MPI_Datatype st, rt;
+  native_types(d, &st, &rt);
+  return PMPI_Iscatter(d->user.sb, d->user.sc, st, d->user.rb, d->user.rc, rt, d->spec.root,
+                       d->comm, r);
 }
 
 static int native_gatherv(const dispatch_call *d) {
@@ -274,6 +297,7 @@ static int rooted(const rargs *a, const char *forced, MPI_Comm comm, const persi
   PMPI_Comm_rank(comm, &rank);
   dispatch_call d = {.spec = {.coll = a->coll, .p = p, .rank = rank, .root = a->root,
                               .commutative = 1},
+                     .bind = {a->sc, a->rc, a->st, a->rt, MPI_OP_NULL, 0}, /* (as given) */
                      .comm = comm, .native = natives[a->coll], .inative = inatives[a->coll],
                      .vcounts = a->counts, .vdispls = a->displs,
                      .user = {a->sb, a->rb, a->sc, a->rc, a->st, a->rt}};
