@@ -19,8 +19,8 @@
  * layouts packed, reversed rank order with gaps, negative displacements,
  * in place at the root; types MPI_INT, contiguous(2, int), and the root's
  * own block typed contiguous(c, int) against c ints. Nonblocking: MPI_I*
- * of every collective for every root outstanding at once, then one
- * MPI_Waitall; persistent: MPI_Gather_init / MPI_Scatter_init per root,
+ * of every collective for every root outstanding at once (a gather's
+ * derived type freed meanwhile), then one MPI_Waitall; persistent: MPI_Gather_init / MPI_Scatter_init per root,
  * started three times. Bad arguments: a root out of range (MPI_ERR_ROOT),
  * a negative count (MPI_ERR_COUNT), NULL counts at the root
  * (MPI_ERR_ARG), MPI_IN_PLACE off the root (MPI_ERR_BUFFER): each raised
@@ -233,14 +233,26 @@ static void counted_all(void) {
     for (int k = 0; k < 3; k++) one_counted(coll, k == 2 ? "native" : NULL, c, size - 1, 1, 1);
 }
 
-/* Gather and scatter of 5 ints for every root, and gatherv and scatterv of
- * prime counts, all outstanding at once (MPI_I*), then against PMPI_. */
+/* A resized vector(2, 1, 2, int) of extent 4 ints (holes), committed. */
+static MPI_Datatype vector_type(void) {
+  MPI_Datatype vec, t;
+  MPI_Type_vector(2, 1, 2, MPI_INT, &vec);
+  MPI_Type_create_resized(vec, 0, 4 * sizeof(int), &t);
+  MPI_Type_commit(&t);
+  MPI_Type_free(&vec);
+  return t;
+}
+
+/* Gather and scatter of 5 ints for every root, a gather of 5 vector_type
+ * elements (the type freed while the calls run), and gatherv and scatterv
+ * of prime counts, all outstanding at once (MPI_I*), then against PMPI_. */
 static void nonblocking(void) {
   enum { N = 5 };
   static int gin[N], gout[8][8 * N], sout[8][N], vout[8][8 * 19], wout[8][19];
   static int gref[8][8 * N], sref[8][N], vref[8][8 * 19], wref[8][19], sin[8 * 19];
-  MPI_Request q[4 * 8];
-  MPI_Status st[4 * 8]; /* (MPICH's gcc flags MPI_STATUSES_IGNORE) */
+  static int hin[4 * N], hout[8][8 * 4 * N], href[8][8 * 4 * N];
+  MPI_Request q[5 * 8];
+  MPI_Status st[5 * 8]; /* (MPICH's gcc flags MPI_STATUSES_IGNORE) */
   int c[8], d[8], n = 0;
   counts_of(size + 1, c);
   for (int q2 = 0, at = 0; q2 < size; q2++) d[q2] = at, at += c[q2];
@@ -250,22 +262,31 @@ static void nonblocking(void) {
   memset(vout, 0, sizeof vout), memset(wout, 0, sizeof wout);
   memset(gref, 0, sizeof gref), memset(sref, 0, sizeof sref);
   memset(vref, 0, sizeof vref), memset(wref, 0, sizeof wref);
+  for (int i = 0; i < 4 * N; i++) hin[i] = rank * 100 + i;
+  memset(hout, 0, sizeof hout), memset(href, 0, sizeof href);
+  MPI_Datatype vt = vector_type();
   for (int r = 0; r < size; r++) {
+    MPI_Igather(hin, N, vt, hout[r], N, vt, r, MPI_COMM_WORLD, &q[n++]);
     MPI_Igather(gin, N, MPI_INT, gout[r], N, MPI_INT, r, MPI_COMM_WORLD, &q[n++]);
     MPI_Iscatter(sin, N, MPI_INT, sout[r], N, MPI_INT, r, MPI_COMM_WORLD, &q[n++]);
     MPI_Igatherv(sin, c[rank], MPI_INT, vout[r], c, d, MPI_INT, r, MPI_COMM_WORLD, &q[n++]);
     MPI_Iscatterv(sin, c, d, MPI_INT, wout[r], c[rank], MPI_INT, r, MPI_COMM_WORLD, &q[n++]);
   }
+  MPI_Type_free(&vt); /* (while the calls run: MPI allows it) */
   int rc = MPI_Waitall(n, q, st);
+  vt = vector_type();
   for (int r = 0; r < size; r++) {
+    PMPI_Gather(hin, N, vt, href[r], N, vt, r, MPI_COMM_WORLD);
     PMPI_Gather(gin, N, MPI_INT, gref[r], N, MPI_INT, r, MPI_COMM_WORLD);
     PMPI_Scatter(sin, N, MPI_INT, sref[r], N, MPI_INT, r, MPI_COMM_WORLD);
     PMPI_Gatherv(sin, c[rank], MPI_INT, vref[r], c, d, MPI_INT, r, MPI_COMM_WORLD);
     PMPI_Scatterv(sin, c, d, MPI_INT, wref[r], c[rank], MPI_INT, r, MPI_COMM_WORLD);
   }
+  MPI_Type_free(&vt);
   checks++;
   if (rc || memcmp(gout, gref, sizeof gout) || memcmp(sout, sref, sizeof sout) ||
-      memcmp(vout, vref, sizeof vout) || memcmp(wout, wref, sizeof wout)) {
+      memcmp(vout, vref, sizeof vout) || memcmp(wout, wref, sizeof wout) ||
+      memcmp(hout, href, sizeof hout)) {
     printf("FAIL rank %d: nonblocking p=%d: rc %d or results differ\n", rank, size, rc);
     fails++;
   }
