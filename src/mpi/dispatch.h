@@ -35,6 +35,9 @@ typedef struct dispatch_call {
     int sc, rc;
     MPI_Datatype st, rt;
   } user;
+  /* A persistent request's local work before each start of its plan (a
+   * gatherv root's own block copied into place), or NULL. MPI code. */
+  int (*prestart)(const struct dispatch_call *d);
 } dispatch_call;
 
 /* A persistent init's own arguments, or (oneshot) a nonblocking call's

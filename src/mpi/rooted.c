@@ -1,6 +1,6 @@
 /* rooted.c - MPI_Gather, MPI_Scatter, MPI_Gatherv and MPI_Scatterv
- * (blocking, nonblocking, and for gather and scatter persistent) over PMPI,
- * and collc's entry points for them.
+ * (blocking, nonblocking and persistent) over PMPI, and collc's entry
+ * points for them.
  *
  * What decides, what binds. Gather and scatter move blocks of the same
  * bytes on every rank: the block's bytes and the root decide (as allgather's),
@@ -17,7 +17,8 @@
  * the spec's counts are its own count and zeros. Units of the counted forms
  * are elements of the significant type; at the root, a send (gatherv) or
  * receive (scatterv) typing other than its block's is copied locally first
- * (PMPI_Sendrecv on MPI_COMM_SELF) and the in-place program runs, which
+ * (PMPI_Sendrecv on MPI_COMM_SELF; a persistent request's at each start)
+ * and the in-place program runs, which
  * moves what the others' programs expect; negative displacements shift the
  * root's buffer base as allgatherv's do. Above ROOTED_MAXP ranks (counts
  * live on the stack: no allocation per call) the counted forms are native.
@@ -226,9 +227,25 @@ static int hot_native(const rargs *a, MPI_Comm comm) {
   return memo_native(comm, &k);
 }
 
+/* The root's own block of gatherv or scatterv d copied between its two
+ * typings (local): the user's arguments. MPI_SUCCESS or an MPI code. */
+static int own_block_copy(const dispatch_call *d) {
+  int me = d->spec.rank, g = d->spec.coll == COLLC_COLL_GATHERV;
+  MPI_Aint lb, ext;
+  PMPI_Type_get_extent(g ? d->user.rt : d->user.st, &lb, &ext);
+  if (g)
+    return PMPI_Sendrecv(d->user.sb, d->user.sc, d->user.st, 0, 0,
+                         (char *)d->user.rb + (MPI_Aint)d->vdispls[me] * ext, d->vcounts[me],
+                         d->user.rt, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+  return PMPI_Sendrecv((const char *)d->user.sb + (MPI_Aint)d->vdispls[me] * ext, d->vcounts[me],
+                       d->user.st, 0, 0, d->user.rb, d->user.rc, d->user.rt, 0, 0, MPI_COMM_SELF,
+                       MPI_STATUS_IGNORE);
+}
+
 /* Gatherv and scatterv: the counts (c, dsp: p of them) and d's view; the
  * root's typing of its own block copied into place first when it is not
- * the block's (then in place). MPI_SUCCESS or the copy's error. */
+ * the block's (then in place; a persistent request's at each start).
+ * MPI_SUCCESS or the copy's error. */
 static int counted_view(const rargs *a, dispatch_call *d, int64_t *c, int64_t *dsp) {
   int p = d->spec.p, me = d->spec.rank, root = me == a->root, g = a->coll == COLLC_COLL_GATHERV;
   int64_t total = 0, shift = 0;
@@ -247,15 +264,11 @@ static int counted_view(const rargs *a, dispatch_call *d, int64_t *c, int64_t *d
   d->sendbuf = g ? a->sb : NULL, d->recvbuf = g ? base : a->rb;
   if (root && !g) d->sendbuf = base;
   int ip = root && (g ? a->sb : a->rb) == MPI_IN_PLACE;
-  int n = g ? a->sc : a->rc, mine = root ? a->counts[me] : 0;
-  if (root && !ip && (own != elem || n != mine)) { /* the own block into place, locally */
-    char *at = base + (MPI_Aint)dsp[me] * ext;
-    int rc = g ? PMPI_Sendrecv(a->sb, n, own, 0, 0, at, mine, elem, 0, 0, MPI_COMM_SELF,
-                               MPI_STATUS_IGNORE)
-               : PMPI_Sendrecv(at, mine, elem, 0, 0, a->rb, n, own, 0, 0, MPI_COMM_SELF,
-                               MPI_STATUS_IGNORE);
-    if (rc) return rc;
-    ip = 1; /* (before the call-cache lookup, whose key says in place) */
+  int n = g ? a->sc : a->rc, mine = root ? a->counts[me] : 0, rc;
+  if (root && !ip && (own != elem || n != mine)) { /* the own block into place, locally: */
+    if (d->request) d->prestart = own_block_copy;      /* at each start */
+    else if ((rc = own_block_copy(d))) return rc;      /* now, before the call-cache lookup */
+    ip = 1;                                            /* (whose key says in place) */
   }
   if (ip && !g) d->recvbuf = base;
   if (ip) d->sendbuf = MPI_IN_PLACE;
@@ -430,6 +443,19 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
   return rooted(&a, NULL, comm, &(persist_args){.request = request, .oneshot = 1});
 }
 
+int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  rargs a = {COLLC_COLL_GATHERV, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype,
+             recvcounts, displs, root};
+#ifdef PINIT
+  if (config_get()->disable)
+    return PINIT(Gatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                          root, comm, info, request);
+#endif
+  return rooted(&a, NULL, comm, &(persist_args){.info = info, .request = request});
+}
+
 int collc_scatterv_algo(const char *algorithm, const void *sendbuf, const int sendcounts[],
                         const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
                         MPI_Datatype recvtype, int root, MPI_Comm comm) {
@@ -461,7 +487,34 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
   return rooted(&a, NULL, comm, &(persist_args){.request = request, .oneshot = 1});
 }
 
+int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                      int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  rargs a = {COLLC_COLL_SCATTERV, sendbuf, 0, sendtype, recvbuf, recvcount, recvtype,
+             sendcounts, displs, root};
+#ifdef PINIT
+  if (config_get()->disable)
+    return PINIT(Scatterv)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                           root, comm, info, request);
+#endif
+  return rooted(&a, NULL, comm, &(persist_args){.info = info, .request = request});
+}
+
 #ifdef COLLC_MPIX_INIT
+int MPIX_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                          root, comm, info, request);
+}
+
+int MPIX_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                       int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                           root, comm, info, request);
+}
+
 int MPIX_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                      MPI_Request *request) {

@@ -20,7 +20,10 @@
  * in place at the root; types MPI_INT, contiguous(2, int), and the root's
  * own block typed contiguous(c, int) against c ints. Nonblocking: MPI_I*
  * of every collective for every root outstanding at once (a gather's
- * derived type freed meanwhile), then one MPI_Waitall; persistent: MPI_Gather_init / MPI_Scatter_init per root,
+ * derived type freed meanwhile), then one MPI_Waitall; persistent:
+ * MPI_Gather_init, MPI_Scatter_init, MPI_Gatherv_init, MPI_Scatterv_init
+ * per root (the counted forms with the root's own block typed
+ * contiguous(c, int): copied at each start),
  * started three times. Bad arguments: a root out of range (MPI_ERR_ROOT),
  * a negative count (MPI_ERR_COUNT), NULL counts at the root
  * (MPI_ERR_ARG), MPI_IN_PLACE off the root (MPI_ERR_BUFFER): each raised
@@ -292,37 +295,57 @@ static void nonblocking(void) {
   }
 }
 
-/* MPI_Gather_init and MPI_Scatter_init for every root, started 3 times
- * (the input changing between starts). */
+/* MPI_Gather_init, MPI_Scatter_init, MPI_Gatherv_init, MPI_Scatterv_init
+ * for every root, started 3 times (the input changing between starts); the
+ * counted forms of prime counts, the root's own block typed contiguous(c,
+ * int) against c ints (copied into place at each start). */
 static void persistent(void) {
-  enum { N = 7 };
+  enum { N = 7, V = 8 * 19 };
   static int gin[N], sin[8 * N], gout[8][8 * N], sout[8][N], gref[8 * N], sref[N];
-  MPI_Request q[2 * 8];
-  MPI_Status st[2 * 8];
+  static int vin[V], vout[8][V], vref[V], wout[8][19], wref[19];
+  MPI_Request q[4 * 8];
+  MPI_Status st[4 * 8];
+  MPI_Datatype own[8];
+  int c[8], d[8], n = 4 * size;
+  counts_of(size + 1, c);
+  for (int q2 = 0, at = 0; q2 < size; q2++) d[q2] = at, at += c[q2] + 1;
   for (int r = 0; r < size; r++) {
-    MPI_Gather_init(gin, N, MPI_INT, gout[r], N, MPI_INT, r, MPI_COMM_WORLD, MPI_INFO_NULL, &q[2 * r]);
+    MPI_Type_contiguous(c[r], MPI_INT, &own[r]), MPI_Type_commit(&own[r]);
+    int me = rank == r, k = me ? 1 : c[rank];
+    MPI_Datatype t = me ? own[r] : MPI_INT;
+    MPI_Gather_init(gin, N, MPI_INT, gout[r], N, MPI_INT, r, MPI_COMM_WORLD, MPI_INFO_NULL, &q[4 * r]);
     MPI_Scatter_init(sin, N, MPI_INT, sout[r], N, MPI_INT, r, MPI_COMM_WORLD, MPI_INFO_NULL,
-                     &q[2 * r + 1]);
+                     &q[4 * r + 1]);
+    MPI_Gatherv_init(vin, k, t, vout[r], c, d, MPI_INT, r, MPI_COMM_WORLD, MPI_INFO_NULL,
+                     &q[4 * r + 2]);
+    MPI_Scatterv_init(vin, c, d, MPI_INT, wout[r], k, t, r, MPI_COMM_WORLD, MPI_INFO_NULL,
+                      &q[4 * r + 3]);
   }
   for (int it = 0; it < 3; it++) {
     for (int i = 0; i < N; i++) gin[i] = rank * 100 + i + it;
     for (int i = 0; i < 8 * N; i++) sin[i] = rank * 1000 + i - it;
-    MPI_Startall(2 * size, q);
-    int rc = MPI_Waitall(2 * size, q, st);
+    for (int i = 0; i < V; i++) vin[i] = rank * 10000 + i * 3 + it;
+    memset(vout, 0, sizeof vout), memset(wout, 0, sizeof wout);
+    MPI_Startall(n, q);
+    int rc = MPI_Waitall(n, q, st);
     for (int r = 0; r < size; r++) {
-      memset(gref, 0, sizeof gref);
+      memset(gref, 0, sizeof gref), memset(vref, 0, sizeof vref), memset(wref, 0, sizeof wref);
       PMPI_Gather(gin, N, MPI_INT, gref, N, MPI_INT, r, MPI_COMM_WORLD);
       PMPI_Scatter(sin, N, MPI_INT, sref, N, MPI_INT, r, MPI_COMM_WORLD);
+      PMPI_Gatherv(vin, c[rank], MPI_INT, vref, c, d, MPI_INT, r, MPI_COMM_WORLD);
+      PMPI_Scatterv(vin, c, d, MPI_INT, wref, c[rank], MPI_INT, r, MPI_COMM_WORLD);
       checks++;
       if (rc || (rank == r && memcmp(gout[r], gref, (size_t)size * N * sizeof(int))) ||
-          memcmp(sout[r], sref, sizeof sref)) {
+          memcmp(sout[r], sref, sizeof sref) || (rank == r && memcmp(vout[r], vref, sizeof vref)) ||
+          memcmp(wout[r], wref, sizeof wref)) {
         printf("FAIL rank %d: persistent root=%d start %d p=%d: rc %d or results differ\n",
                rank, r, it, size, rc);
         fails++;
       }
     }
   }
-  for (int i = 0; i < 2 * size; i++) MPI_Request_free(&q[i]);
+  for (int i = 0; i < n; i++) MPI_Request_free(&q[i]);
+  for (int r = 0; r < size; r++) MPI_Type_free(&own[r]);
 }
 
 /* want is err from a call that fails before any message. */
