@@ -678,6 +678,18 @@ for lib in openmpi mpich; do
       '^collc-stats: no collective served by collc$' env "${lp[@]+"${lp[@]}"}" COLLC_STATS=1 \
       "${run[@]}" 2 "${envs[@]+"${envs[@]}"}" "${pre[@]+"${pre[@]}"}" "$B/tests/fortran_nothing"
   fi
+  if [[ -x $B/tests/fortran_rooted ]]; then # (tests/fortran/rooted.f90: gather, scatter, v-forms)
+    rooted_env=(COLLC_STATS=1 COLLC_GATHER=tree COLLC_SCATTER=tree:3 COLLC_GATHERV=linear
+                COLLC_SCATTERV=linear)
+    run_case "fortran/$lib rooted gather scatter preload, collc's plans np=3" 60 expect_all \
+      '^fortran rooted test passed$' '^collc-stats: gather tree calls=3 ' \
+      '^collc-stats: igather tree calls=3 ' '^collc-stats: gatherv linear calls=3 ' \
+      '^collc-stats: iscatterv linear calls=3 ' -- env "${lp[@]+"${lp[@]}"}" "${rooted_env[@]}" \
+      "${run[@]}" 3 "${pre[@]+"${pre[@]}"}" "$B/tests/fortran_rooted"
+    run_case "fortran/$lib rooted gather scatter self-test must fail np=3" 60 bash -c '! "$@"' _ \
+      env "${lp[@]+"${lp[@]}"}" COLLC_TEST_BREAK=1 COLLC_GATHER=tree "${run[@]}" 3 \
+      "${pre[@]+"${pre[@]}"}" "$B/tests/fortran_rooted"
+  fi
 done
 
 echo "== SimGrid SMPI (simulated ranks; built by make smpi into build-smpi/)"
