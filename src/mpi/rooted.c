@@ -212,6 +212,19 @@ COLLC_HOT call_key uniform_key(const rargs *a, int rank) {
                     .stype = u.ip ? MPI_DATATYPE_NULL : u.st, .rtype = u.rt, .op = MPI_OP_NULL};
 }
 
+/* The key under which a blocking gatherv or scatterv a on rank `rank` is
+ * remembered as served natively: without its counts, which decide nothing
+ * (root_counts), so that the memo may hold it; its significant element
+ * type and in place tell its binding apart. A plan found under such a key
+ * is never run (fast: it is the slow path's, which compares counts). */
+COLLC_HOT call_key native_key(const rargs *a, int rank) {
+  int root = rank == a->root, g = a->coll == COLLC_COLL_GATHERV;
+  MPI_Datatype elem = g ? (root ? a->rt : a->st) : (root ? a->st : a->rt);
+  int ip = root && (g ? a->sb : a->rb) == MPI_IN_PLACE;
+  return (call_key){.coll = a->coll, .in_place = ip, .root = a->root, .stype = elem,
+                    .rtype = elem, .op = MPI_OP_NULL};
+}
+
 /* Whether the memo says a blocking gather or scatter with key k is native
  * (and no request of ours needs moving meanwhile). */
 COLLC_HOT int memo_native(MPI_Comm comm, const call_key *k) {
@@ -223,7 +236,7 @@ COLLC_HOT int memo_native(MPI_Comm comm, const call_key *k) {
 static int hot_native(const rargs *a, MPI_Comm comm) {
   int rank;
   if (comm == MPI_COMM_NULL || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return 0;
-  call_key k = uniform_key(a, rank);
+  call_key k = coll_desc_of(a->coll)->counted ? native_key(a, rank) : uniform_key(a, rank);
   return memo_native(comm, &k);
 }
 
@@ -290,7 +303,19 @@ static call_key counted_key(const dispatch_call *d) {
  * req; NULL: blocking): FAST_* as dispatch_fast, *rc the result unless
  * FAST_MISS (then d->ck is *k). */
 static int fast(const rargs *a, dispatch_call *d, call_key *k, MPI_Request *req, int *rc) {
-  *k = coll_desc_of(a->coll)->counted ? counted_key(d) : uniform_key(a, d->spec.rank);
+  int v = coll_desc_of(a->coll)->counted;
+  if (v && !req) { /* blocking counted: remembered only as native (native_key) */
+    collc_state *st;
+    *k = native_key(a, d->spec.rank);
+    const call_entry *e = dispatch_fast_find(d->comm, k, 0, &st);
+    if (e && e->kind == CALL_NATIVE && !request_busy()) {
+      stats_add(k->coll, e->algo, e->src, e->bytes);
+      return (*rc = d->native(d)), FAST_NATIVE;
+    }
+    d->ck = e ? NULL : k; /* (a plan is not remembered: the binding cache compares counts) */
+    return FAST_MISS;
+  }
+  *k = v ? counted_key(d) : uniform_key(a, d->spec.rank);
   int how = req ? nb_fast(d->comm, k, d->sendbuf, d->recvbuf, req, rc)
                 : dispatch_fast(d->comm, k, d->sendbuf, d->recvbuf, rc);
   if (how == FAST_NATIVE) *rc = req ? d->inative(d, req) : d->native(d);
@@ -426,7 +451,7 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 MPI_Comm comm) {
   rargs a = {COLLC_COLL_GATHERV, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype,
              recvcounts, displs, root};
-  if (config_get()->disable)
+  if (config_get()->disable || hot_native(&a, comm))
     return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                         root, comm);
   return rooted(&a, NULL, comm, NULL);
@@ -470,7 +495,7 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[]
                  int root, MPI_Comm comm) {
   rargs a = {COLLC_COLL_SCATTERV, sendbuf, 0, sendtype, recvbuf, recvcount, recvtype,
              sendcounts, displs, root};
-  if (config_get()->disable)
+  if (config_get()->disable || hot_native(&a, comm))
     return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
                          root, comm);
   return rooted(&a, NULL, comm, NULL);
