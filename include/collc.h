@@ -94,6 +94,20 @@ int collc_bcast_algo(const char *algorithm, void *buffer, int count, MPI_Datatyp
                      int root, MPI_Comm comm);
 int collc_barrier(MPI_Comm comm);
 int collc_barrier_algo(const char *algorithm, MPI_Comm comm);
+/* Rooted collectives: gather and scatter (linear, tree[:k1,...]), gatherv
+ * and scatterv (linear). */
+int collc_gather_algo(const char *algorithm, const void *sendbuf, int sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                      int root, MPI_Comm comm);
+int collc_scatter_algo(const char *algorithm, const void *sendbuf, int sendcount,
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, int root, MPI_Comm comm);
+int collc_gatherv_algo(const char *algorithm, const void *sendbuf, int sendcount,
+                       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                       const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm);
+int collc_scatterv_algo(const char *algorithm, const void *sendbuf, const int sendcounts[],
+                        const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm);
 
 /* Nonblocking forms (MPI_I<coll> with an explicit algorithm, same syntax):
  * *request is a real MPI request, completed by MPI's completion calls as
@@ -145,6 +159,18 @@ int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                    MPI_Info info, MPI_Request *request);
 int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                    MPI_Request *request);
+int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     MPI_Info info, MPI_Request *request);
+int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                      int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
 #endif
 
 #ifdef __cplusplus

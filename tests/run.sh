@@ -154,6 +154,24 @@ for np in 1 2 3 4 5 6 7 8; do
 done
 run_case "openmpi/vcoll self-test must fail np=4" 120 bash -c '! "$@"' _ \
   env COLLC_TEST_BREAK=9 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_vcoll"
+# Gather, scatter, gatherv and scatterv (tests/mpi/rooted.c: every root, every algorithm
+# forced, against PMPI_ on the same input), the stats line proving tree ran; the MPI_ and
+# MPI_I* entry points forced through COLLC_<COLL> (the stats line of the nonblocking tree);
+# a corrupted result that must fail.
+for np in 1 2 3 4 5 6 7 8; do
+  run_case "openmpi/rooted gather scatter np=$np" 120 expect_stats "^collc-stats: gather tree calls=" \
+    env COLLC_STATS=1 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_rooted"
+done
+for np in 3 5; do
+  run_case "openmpi/rooted gather scatter COLLC_<COLL> np=$np" 120 \
+    expect_stats "^collc-stats: iscatter tree calls=[0-9]+ bytes=[0-9]+ from=env" \
+    env COLLC_STATS=1 COLLC_GATHER=tree:3 COLLC_SCATTER=tree COLLC_GATHERV=linear \
+    COLLC_SCATTERV=linear "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_rooted"
+done
+run_case "openmpi/rooted gather scatter COLLC_NODE_SIZE=2 np=4" 120 env COLLC_NODE_SIZE=2 \
+  COLLC_GATHER=tree COLLC_SCATTER=linear "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_rooted"
+run_case "openmpi/rooted gather scatter self-test must fail np=3" 120 bash -c '! "$@"' _ \
+  env COLLC_TEST_BREAK=7 "${OMPIRUN[@]}" 3 "$OMPI/tests/mpi_rooted"
 # Batches (issue 16): the host batch executor against the scalar path, byte
 # for byte, every registry algorithm, p = 1..8 in one process; then whole
 # collectives with COLLC_EXEC=batch against native (the stats line proves
@@ -494,6 +512,10 @@ echo "== MPI tests, MPICH (fewer cases: MPICH is slow when oversubscribed)"
 for np in 1 2 3 4; do
   run_case "mpich/vcoll np=$np" 300 "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_vcoll"
 done
+for np in 1 2 3 4 5; do
+  run_case "mpich/rooted gather scatter np=$np" 120 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
+    "$MPICH/tests/mpi_rooted"
+done
 for np in 1 2 3 5 6 8; do
   run_case "mpich/alltoall np=$np" 300 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
     "$MPICH/tests/mpi_alltoall"
@@ -700,6 +722,18 @@ for lib in openmpi mpich; do
       '^collc-stats: no collective served by collc$' env "${lp[@]+"${lp[@]}"}" COLLC_STATS=1 \
       "${run[@]}" 2 "${envs[@]+"${envs[@]}"}" "${pre[@]+"${pre[@]}"}" "$B/tests/fortran_nothing"
   fi
+  if [[ -x $B/tests/fortran_rooted ]]; then # (tests/fortran/rooted.f90: gather, scatter, v-forms)
+    rooted_env=(COLLC_STATS=1 COLLC_GATHER=tree COLLC_SCATTER=tree:3 COLLC_GATHERV=linear
+                COLLC_SCATTERV=linear)
+    run_case "fortran/$lib rooted gather scatter preload, collc's plans np=3" 60 expect_all \
+      '^fortran rooted test passed$' '^collc-stats: gather tree calls=3 ' \
+      '^collc-stats: igather tree calls=3 ' '^collc-stats: gatherv linear calls=3 ' \
+      '^collc-stats: iscatterv linear calls=3 ' -- env "${lp[@]+"${lp[@]}"}" "${rooted_env[@]}" \
+      "${run[@]}" 3 "${pre[@]+"${pre[@]}"}" "$B/tests/fortran_rooted"
+    run_case "fortran/$lib rooted gather scatter self-test must fail np=3" 60 bash -c '! "$@"' _ \
+      env "${lp[@]+"${lp[@]}"}" COLLC_TEST_BREAK=1 COLLC_GATHER=tree "${run[@]}" 3 \
+      "${pre[@]+"${pre[@]}"}" "$B/tests/fortran_rooted"
+  fi
 done
 
 echo "== SimGrid SMPI (simulated ranks; built by make smpi into build-smpi/)"
@@ -756,6 +790,9 @@ for np in 1 4 7; do
   run_case "asan/alltoall np=$np" 300 env ASAN_OPTIONS=detect_leaks=0 \
     "${OMPIRUN[@]}" $np build-asan/tests/mpi_alltoall
 done
+run_case "asan/rooted gather scatter np=3" 120 env ASAN_OPTIONS=detect_leaks=0 \
+  COLLC_GATHER=tree COLLC_SCATTER=tree:3 COLLC_GATHERV=linear COLLC_SCATTERV=linear \
+  "${OMPIRUN[@]}" 3 build-asan/tests/mpi_rooted
 run_case "asan/kernels np=2" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 2 build-asan/tests/mpi_kernels
 for np in 2 5; do

@@ -181,6 +181,22 @@ static int run_bcast(int kind, const char *algo, bench *b, int n, void *recv) {
   return collc_bcast_algo(algo, recv, n, MPI_DOUBLE, 0, b->comm);
 }
 
+/* MPI_Gather of count MPI_DOUBLE per block to root 0. */
+static int run_gather(int kind, const char *algo, bench *b, int n, void *recv) {
+  const void *s = b->send;
+  if (kind == RUN_NATIVE) return PMPI_Gather(s, n, MPI_DOUBLE, recv, n, MPI_DOUBLE, 0, b->comm);
+  if (kind == RUN_DEFAULT) return MPI_Gather(s, n, MPI_DOUBLE, recv, n, MPI_DOUBLE, 0, b->comm);
+  return collc_gather_algo(algo, s, n, MPI_DOUBLE, recv, n, MPI_DOUBLE, 0, b->comm);
+}
+
+/* MPI_Scatter of count MPI_DOUBLE per block from root 0. */
+static int run_scatter(int kind, const char *algo, bench *b, int n, void *recv) {
+  const void *s = b->send;
+  if (kind == RUN_NATIVE) return PMPI_Scatter(s, n, MPI_DOUBLE, recv, n, MPI_DOUBLE, 0, b->comm);
+  if (kind == RUN_DEFAULT) return MPI_Scatter(s, n, MPI_DOUBLE, recv, n, MPI_DOUBLE, 0, b->comm);
+  return collc_scatter_algo(algo, s, n, MPI_DOUBLE, recv, n, MPI_DOUBLE, 0, b->comm);
+}
+
 /* MPI_Barrier (no data: n and recv unused). */
 static int run_barrier(int kind, const char *algo, bench *b, int n, void *recv) {
   (void)n, (void)recv;
@@ -304,6 +320,22 @@ static int init_allgather(int kind, const char *algo, bench *b, int n, void *rec
   return rc;
 }
 
+static int init_gather(int kind, const char *algo, bench *b, int n, void *recv, MPI_Comm c,
+                       MPI_Request *r) {
+  MPI_Info info = bc_info(kind, algo);
+  int rc = BC_INIT(Gather, b->send, n, MPI_DOUBLE, recv, n, MPI_DOUBLE, 0, c, info, r);
+  bc_info_free(&info);
+  return rc;
+}
+
+static int init_scatter(int kind, const char *algo, bench *b, int n, void *recv, MPI_Comm c,
+                        MPI_Request *r) {
+  MPI_Info info = bc_info(kind, algo);
+  int rc = BC_INIT(Scatter, b->send, n, MPI_DOUBLE, recv, n, MPI_DOUBLE, 0, c, info, r);
+  bc_info_free(&info);
+  return rc;
+}
+
 static int init_reduce(int kind, const char *algo, bench *b, int n, void *recv, MPI_Comm c,
                        MPI_Request *r) {
   MPI_Info info = bc_info(kind, algo);
@@ -413,6 +445,11 @@ static void variants_tree(int p, char *buf, size_t len) {
   snprintf(buf, len, "native;tree%s;hier;shm;default", p > 2 ? ";tree:4" : "");
 }
 
+/* gather and scatter: linear, binomial and 4-nomial trees, shm. */
+static void variants_rooted(int p, char *buf, size_t len) {
+  snprintf(buf, len, "native;linear;tree%s;shm;default", p > 2 ? ";tree:4" : "");
+}
+
 /* barrier: dissemination (radix 2, 4, one round of p - 1), node flags
  * (one step, radix 2), hier, dissem through the segment (those that do not
  * fit p or the nodes are left out). */
@@ -438,6 +475,12 @@ static const bench_coll bench_colls[] = {
      "1,10,100,1000,10000,100000,1000000", NULL, run_reduce, init_reduce, variants_tree, 0, 0},
     {"bcast", "MPI_Bcast", COLLC_COLL_BCAST, 1, 0, 0, 0, 1, "per process",
      "1,10,100,1000,10000,100000,1000000", NULL, run_bcast, init_bcast, variants_tree, 0, 0},
+    {"gather", "MPI_Gather", COLLC_COLL_GATHER, 1, 0, 1, 1, 0,
+     "per block (per rank: each sends 1 block, the root receives p)", "1,10,100,1000,10000,100000",
+     NULL, run_gather, init_gather, variants_rooted, 0, 0},
+    {"scatter", "MPI_Scatter", COLLC_COLL_SCATTER, 1, 1, 0, 0, 0,
+     "per block (per rank: the root sends p blocks, each receives 1)",
+     "1,10,100,1000,10000,100000", NULL, run_scatter, init_scatter, variants_rooted, 0, 0},
     {"barrier", "MPI_Barrier", COLLC_COLL_BARRIER, 0, 0, 0, 0, 0, "(a barrier: count ignored)",
      "0", NULL, run_barrier, init_barrier, variants_barrier, 100, 0},
 };

@@ -118,6 +118,15 @@ void dissem_steps(int p, int k0, collc_choice *c);
 /* The radix list of c as text ("2,2,2"). */
 void dissem_format(const collc_choice *c, char *buf, size_t len);
 
+/* ---- k-nomial trees (tree.c), shared by the tree rows ---- */
+
+/* A fan-in list "k1,k2,..." (each >= 2; default 2) into c->f; 0 or COLLC_EINVAL. */
+int tree_parse(const char *params, collc_choice *c, char *why, size_t wlen);
+/* Repeat the last fan-in until the product reaches s->p; 0 or COLLC_EUNFIT. */
+int tree_resolve(const collc_spec *s, collc_choice *c, char *why, size_t wlen);
+/* The fan-in list of c as text ("2,2"). */
+void tree_format(const collc_choice *c, char *buf, size_t len);
+
 /* ---- per-algorithm rows, defined in their own files ---- */
 extern const collc_algo algo_native, algo_alltoall_pairwise, algo_alltoall_linear,
     algo_alltoall_bruck, algo_alltoall_torus, algo_allreduce_recexch, algo_rsb_recexch,
@@ -125,6 +134,8 @@ extern const collc_algo algo_native, algo_alltoall_pairwise, algo_alltoall_linea
     algo_rs_recexch, algo_rs_cyclic, algo_allgatherv_recexch, algo_allgatherv_cyclic,
     algo_allreduce_tree, algo_reduce_tree, algo_bcast_tree, algo_allreduce_hier,
     algo_rsb_hier, algo_allgather_hier, algo_reduce_hier, algo_bcast_hier, algo_alltoall_hier,
-    algo_barrier_dissem, algo_barrier_flags, algo_barrier_hier, algo_shm;
+    algo_barrier_dissem, algo_barrier_flags, algo_barrier_hier, algo_shm, algo_gather_linear,
+    algo_scatter_linear, algo_gatherv_linear, algo_scatterv_linear, algo_gather_tree,
+    algo_scatter_tree;
 
 #endif

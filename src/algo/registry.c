@@ -36,6 +36,12 @@ const collc_algo *const algo_registry[] = {
     &algo_barrier_flags,
     &algo_barrier_hier,
     &algo_shm,
+    &algo_gather_linear,
+    &algo_scatter_linear,
+    &algo_gatherv_linear,
+    &algo_scatterv_linear,
+    &algo_gather_tree,
+    &algo_scatter_tree,
 };
 const int algo_count = (int)(sizeof algo_registry / sizeof algo_registry[0]);
 

@@ -137,7 +137,7 @@ static int tree_gen_allreduce(const collc_spec *s, const collc_choice *c, collc_
   return P->err;
 }
 
-static int tree_parse(const char *params, collc_choice *c, char *why, size_t wlen) {
+int tree_parse(const char *params, collc_choice *c, char *why, size_t wlen) {
   c->nf = 1, c->f[0] = 2;
   if (!params) return 0;
   c->nf = parse_int_list(params, strlen(params), ',', c->f, COLLC_MAXF);
@@ -151,7 +151,7 @@ static int tree_parse(const char *params, collc_choice *c, char *why, size_t wle
 }
 
 /* Repeat the last fan-in until the product reaches p. */
-static int tree_resolve(const collc_spec *s, collc_choice *c, char *why, size_t wlen) {
+int tree_resolve(const collc_spec *s, collc_choice *c, char *why, size_t wlen) {
   int64_t prod = 1;
   int n = 0;
   while (n < c->nf && prod < s->p) prod *= c->f[n++];
@@ -164,7 +164,7 @@ static int tree_resolve(const collc_spec *s, collc_choice *c, char *why, size_t 
   return 0;
 }
 
-static void tree_format(const collc_choice *c, char *buf, size_t len) {
+void tree_format(const collc_choice *c, char *buf, size_t len) {
   size_t at = 0;
   if (len) buf[0] = 0;
   for (int i = 0; i < c->nf && at < len; i++)

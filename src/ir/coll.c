@@ -74,6 +74,31 @@ static int64_t units_root_count(const collc_spec *s) {
   return s->rank == s->root ? s->count : 0;
 }
 
+/* ---- rooted collectives: gather, scatter and their counted forms ---- */
+
+static int at_root(const collc_spec *s) { return s->rank == s->root; }
+
+/* gather's RECV: p blocks at the root, nothing elsewhere. */
+static int64_t units_root_p(const collc_spec *s) { return at_root(s) ? s->p : 0; }
+
+/* scatter's RECV: its block, or at the root in place the whole input. */
+static int64_t units_scatter_out(const collc_spec *s) {
+  return at_root(s) && s->in_place ? s->p : 1;
+}
+
+/* gatherv's RECV: the blocks at the root (as allgatherv's), nothing elsewhere. */
+static int64_t units_gatherv_root(const collc_spec *s) {
+  return at_root(s) ? units_gatherv_out(s) : 0;
+}
+
+/* scatterv's SEND: the blocks at the root, nothing elsewhere. */
+static int64_t units_scatterv_in(const collc_spec *s) { return units_gatherv_root(s); }
+
+/* scatterv's RECV: its block, or at the root in place the whole input. */
+static int64_t units_scatterv_out(const collc_spec *s) {
+  return at_root(s) && s->in_place ? units_gatherv_out(s) : spec_block_len(s, s->rank);
+}
+
 /* ---- where the input lies ---- */
 
 /* Every rank's whole input: SEND, or RECV from unit 0 in place. */
@@ -170,6 +195,33 @@ static coll_want expect_rs(const collc_spec *s, int r, int64_t u) {
   return u < spec_block_len(s, r) ? fold(spec_block_off(s, r) + u) : not_result;
 }
 
+/* gather: block u of the root's RECV is rank u's input block. */
+static coll_want expect_gather(const collc_spec *s, int r, int64_t u) {
+  return r == s->root ? leaf((int)u, 0) : not_result;
+}
+
+/* scatter: a rank's block is block r of the root's input (in place at the
+ * root, only its own block r of RECV is result: the input left where it is). */
+static coll_want expect_scatter(const collc_spec *s, int r, int64_t u) {
+  collc_spec t = spec_rank(s, r);
+  if (r == s->root && t.in_place) return u == r ? leaf(r, r) : not_result;
+  return u == 0 ? leaf(s->root, r) : not_result;
+}
+
+/* gatherv: the root's RECV as allgatherv's; no result elsewhere. */
+static coll_want expect_gatherv(const collc_spec *s, int r, int64_t u) {
+  return r == s->root ? expect_allgatherv(s, r, u) : not_result;
+}
+
+/* scatterv: element u of rank r's block is element off(r) + u of the
+ * root's input (in place at the root: its own block, where it lies). */
+static coll_want expect_scatterv(const collc_spec *s, int r, int64_t u) {
+  collc_spec t = spec_rank(s, r);
+  int64_t off = spec_block_off(s, r), len = spec_block_len(s, r);
+  if (r == s->root && t.in_place) return u >= off && u < off + len ? leaf(r, u) : not_result;
+  return u < len ? leaf(s->root, off + u) : not_result;
+}
+
 /* A barrier has no result: its oracle is synchronizes (every rank's exit
  * causally after every rank's entry), which the verifier checks apart. */
 static coll_want expect_none(const collc_spec *s, int r, int64_t u) {
@@ -229,6 +281,15 @@ static const char *const cand_reduce[] = {"hier", "hier:node=copyin", "tree", NU
 static const char *const cand_bcast[] = {"hier", "tree", NULL};
 static const char *const cand_barrier[] = {"hier", "dissem", "dissem:4", NULL};
 static const char *const cand_counted[] = {"recexch", "cyclic", NULL};
+/* Gather, scatter: none yet (the default stays native until measured);
+ * gatherv, scatterv: none (the simulator would compile every rank's
+ * program from one rank's counts, which off the root are not known). */
+static const char *const cand_none[] = {NULL};
+
+static const char *native_linear(const collc_spec *s, char *buf, size_t len) {
+  (void)s, (void)buf, (void)len;
+  return "linear";
+}
 
 /* ---- the rows ---- */
 
@@ -307,6 +368,49 @@ static const coll_desc coll_REDUCE_SCATTER = {
     .input = input_own, .expect = expect_rs,
     .shm_inner = "recexch", .hier_net = NULL,
     .native_model = native_recexch, .sim_candidates = cand_counted};
+
+/* Gather: p blocks to the root; in place there its own block is at its
+ * place root of RECV already. */
+static const coll_desc coll_GATHER = {
+    .family = COLLC_COLL_GATHER,
+    .name = "gather", .rooted = 1, .per_block = 1, .in_place_at_root = 1,
+    .input_units = units_one, .output_units = units_root_p, .vector_units = units_p,
+    .input = input_allgather, .expect = expect_gather,
+    .shm_inner = "tree", .hier_net = NULL,
+    .native_model = native_tree, .sim_candidates = cand_none};
+
+/* Scatter: the root's p blocks, one to each rank. In place at the root (the
+ * caller's MPI_IN_PLACE recvbuf) the root's RECV is its input: the entry
+ * point binds RECV to sendbuf, and the root's block stays where it is. */
+static const coll_desc coll_SCATTER = {
+    .family = COLLC_COLL_SCATTER,
+    .name = "scatter", .rooted = 1, .per_block = 1, .in_place_at_root = 1,
+    .input_units = units_root_p, .output_units = units_scatter_out, .vector_units = units_p,
+    .input = input_own, .expect = expect_scatter,
+    .shm_inner = "tree", .hier_net = NULL,
+    .native_model = native_tree, .sim_candidates = cand_none};
+
+/* Gatherv: blocks of elements to the root at its spec.displs (gaps are not
+ * result). Counts are known only at the root (root_counts). */
+static const coll_desc coll_GATHERV = {
+    .family = COLLC_COLL_GATHERV,
+    .name = "gatherv", .rooted = 1, .counted = 1, .root_counts = 1, .in_place_at_root = 1,
+    .input_units = units_own_block, .output_units = units_gatherv_root,
+    .vector_units = units_gatherv_out,
+    .input = input_allgatherv, .expect = expect_gatherv,
+    .shm_inner = "linear", .hier_net = NULL,
+    .native_model = native_linear, .sim_candidates = cand_none};
+
+/* Scatterv: the root's blocks at its spec.displs, one to each rank; in
+ * place at the root as scatter. Counts are known only at the root. */
+static const coll_desc coll_SCATTERV = {
+    .family = COLLC_COLL_SCATTERV,
+    .name = "scatterv", .rooted = 1, .counted = 1, .root_counts = 1, .in_place_at_root = 1,
+    .input_units = units_scatterv_in, .output_units = units_scatterv_out,
+    .vector_units = units_gatherv_out,
+    .input = input_own, .expect = expect_scatterv,
+    .shm_inner = "linear", .hier_net = NULL,
+    .native_model = native_linear, .sim_candidates = cand_none};
 
 /* Every collective's row: a missing coll_<SUFFIX> does not compile. */
 static const coll_desc *const coll_descs[COLLC_COLL_COUNT] = {

@@ -32,7 +32,11 @@
   X(BCAST)                \
   X(BARRIER)              \
   X(ALLGATHERV)           \
-  X(REDUCE_SCATTER)
+  X(REDUCE_SCATTER)       \
+  X(GATHER)               \
+  X(SCATTER)              \
+  X(GATHERV)              \
+  X(SCATTERV)
 
 enum collc_coll {
 #define COLLC_COLL_ENUM(e) COLLC_COLL_##e,
@@ -62,14 +66,17 @@ const char *buf_name(int buf);
 #define COLLC_MAXLEV 64 /* levels of a strided shape */
 
 /* What is being compiled: identical on every rank but `rank`.
- * count: all-to-all, allgather: elements per block (units are blocks);
+ * count: all-to-all, allgather, gather, scatter: elements per block (units
+ * are blocks);
  * allreduce, reduce, bcast: elements; reduce_scatter_block: elements each
- * rank receives (recvcount); allgatherv, reduce_scatter (coll_desc.counted):
- * the sum of counts[].
+ * rank receives (recvcount); allgatherv, reduce_scatter, gatherv, scatterv
+ * (coll_desc.counted): the sum of counts[] (gatherv, scatterv off the root:
+ * its own count, coll_desc.root_counts).
  * counts: the counted collectives' elements of each rank's block (p of
  * them; NULL otherwise), packed one after another in rank order (the
  * program's unit space) unless displs says where they lie.
- * displs: allgatherv only, may be NULL (packed): units of RECV before rank
+ * displs: allgatherv, gatherv (RECV at the root), scatterv (SEND at the
+ * root; in place its RECV) only, may be NULL (packed): units before rank
  * q's block, >= 0, in any order. They are this rank's buffer layout (MPI
  * lets them differ between ranks), so they key the binding, not the
  * decision; every rank's program sends and receives the same blocks in the
@@ -82,11 +89,11 @@ typedef struct {
   int64_t count;
   int64_t unit_bytes; /* bytes of one unit, for cost estimates and splitting */
   int in_place;       /* input is in RECV (MPI_IN_PLACE; always for bcast) */
-  int root;           /* reduce, bcast */
+  int root;           /* rooted collectives (coll_desc.rooted) */
   int commutative;    /* reductions: the operation commutes */
   const collc_layout *layout; /* which ranks share a node; NULL: none do */
   const int64_t *counts;      /* counted collectives: p block sizes, else NULL */
-  const int64_t *displs;      /* allgatherv: p block offsets in RECV; NULL: packed */
+  const int64_t *displs;      /* allgatherv, gatherv, scatterv: p block offsets; NULL: packed */
 } collc_spec;
 
 /* Counted collectives: offset of rank r's block (displs, else packed), and its units. */
@@ -193,6 +200,10 @@ typedef struct {
   int synchronizes;     /* no rank may leave before every rank has entered (barrier:
                            the verifier's oracle; no buffers, yet it is never "empty") */
   int counted;          /* blocks differ per rank: spec.counts (allgatherv, reduce_scatter) */
+  int root_counts;      /* counted, but MPI gives the counts to the root only (gatherv,
+                           scatterv): elsewhere spec.counts holds the rank's own count and
+                           zeros, so no decision may depend on them and a generator's
+                           program for rank r != root may read only counts[r] */
   int family;           /* the collective whose generators serve this one (itself, or
                            allgather for allgatherv: the same code with unequal blocks) */
   /* Units of the input (SEND, or RECV in place), of RECV (in place: large

@@ -102,9 +102,9 @@ int dispatch_choose(dispatch_call *d, const char *text, int forced, collc_choice
 void dispatch_decision_key(const dispatch_call *d, decision_key *k) {
   const collc_spec *s = &d->spec;
   k->coll = s->coll, k->root = s->root;
-  /* reduce: the root's own business; else the caller's MPI_IN_PLACE, the same on every rank
+  /* reduce, gather, scatter: the root's own business; else the caller's MPI_IN_PLACE, the same on every rank
    * (allgatherv: a rank whose send typing is not its block's runs in place, vcoll.c) */
-  k->in_place = s->coll == COLLC_COLL_REDUCE ? 0
+  k->in_place = coll_desc_of(s->coll)->in_place_at_root ? 0
                 : coll_desc_of(s->coll)->always_in_place ? 1 : d->sendbuf == MPI_IN_PLACE;
   k->commutative = s->commutative;
   k->bytes = select_bytes(s);
@@ -116,7 +116,7 @@ void dispatch_decision_key(const dispatch_call *d, decision_key *k) {
     k->ext = (long long)ext, k->text = (long long)text;
   }
   k->algo[0] = 0;
-  k->chash = spec_counts_hash(s);
+  k->chash = coll_desc_of(s->coll)->root_counts ? 0 : spec_counts_hash(s); /* (root's only) */
 }
 
 /* This rank's binding of call d. */
@@ -479,9 +479,8 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
 
 void dispatch_entry_buffers(const collc_spec *s, call_entry *e) {
   const coll_desc *c = coll_desc_of(s->coll);
-  e->need_recv = s->coll != COLLC_COLL_REDUCE || s->rank == s->root;
-  e->need_send = c->input_units(s) > 0 || c->output_units(s) > 0;
-  if (!e->need_send) e->need_recv = 0;
+  e->need_recv = c->output_units(s) > 0;
+  e->need_send = !c->always_in_place && !s->in_place && c->input_units(s) > 0;
 }
 
 int dispatch_empty(const collc_spec *s) {

@@ -25,6 +25,19 @@ typedef struct dispatch_call {
   const int *vcounts, *vdispls; /* recvcounts; allgatherv's displs */
   int vsendcount;               /* allgatherv's sendcount */
   long long vshift;             /* bytes recvbuf was moved by (negative displs): undone natively */
+  /* Rooted collectives (rooted.c): the user's arguments as given, for the
+   * native call (the plan's buffers and typing are normalised: in place at
+   * a scatter's root its RECV is sendbuf; off the root the insignificant
+   * side is typed as the significant one). */
+  struct {
+    const void *sb;
+    void *rb;
+    int sc, rc;
+    MPI_Datatype st, rt;
+  } user;
+  /* A persistent request's local work before each start of its plan (a
+   * gatherv root's own block copied into place), or NULL. MPI code. */
+  int (*prestart)(const struct dispatch_call *d);
 } dispatch_call;
 
 /* A persistent init's own arguments, or (oneshot) a nonblocking call's
@@ -80,7 +93,8 @@ int dispatch(const dispatch_call *d, const char *forced, long long native_bytes)
  * unless its collective synchronizes (a barrier always runs). */
 int dispatch_empty(const collc_spec *s);
 /* Set which buffers of a call of spec s a call-cache hit must find
- * usable (e->need_recv, e->need_send: none for a barrier). */
+ * usable (e->need_recv: RECV has units; e->need_send: SEND has, not in
+ * place; neither for a barrier). */
 void dispatch_entry_buffers(const collc_spec *s, call_entry *e);
 /* Serve call d natively: the native call now, or (persistent init) a
  * request that makes it at each start. Counted as native with bytes. */
@@ -138,7 +152,7 @@ COLLC_HOT int dispatch_buffers_plain(const call_entry *e, const call_key *k, con
                                      const void *rb) {
   if (e->kind == CALL_EMPTY) return 1;
   if (e->need_recv && (!rb || rb == MPI_IN_PLACE)) return 0;
-  if (!e->need_send || k->in_place || k->coll == COLLC_COLL_BCAST) return 1;
+  if (!e->need_send || k->in_place) return 1;
   return sb && (sb != rb || !e->need_recv);
 }
 

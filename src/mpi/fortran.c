@@ -114,6 +114,10 @@ static int fstatuses_ignored(const MPI_Fint *s) {
  * call reports it. */
 static int fint(const MPI_Fint *n) { return n ? (int)*n : -1; }
 
+/* An integer array (counts, displacements) as C's: the same bits. */
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint arrays are passed as int arrays");
+static const int *fints(const MPI_Fint *v) { return (const int *)v; }
+
 static MPI_Comm fcomm(const MPI_Fint *c) {
   MPI_Comm h = c ? MPI_Comm_f2c(*c) : MPI_COMM_NULL;
   return h == (MPI_Comm)0 ? MPI_COMM_NULL : h; /* (Open MPI: NULL for an unknown index) */

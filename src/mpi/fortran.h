@@ -19,6 +19,15 @@
 #define FT_PAIR MPI_Fint *sn, MPI_Fint *st, void *rb, MPI_Fint *rn, MPI_Fint *rt
 #define C_RED fint(n), ftype(t), fop(op)
 #define C_PAIR fint(sn), ftype(st), fbuf(rb), fint(rn), ftype(rt)
+/* Gatherv's receive side (counts, displacements), scatterv's send side. */
+#define FT_GV void *sb, MPI_Fint *sn, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *dp, \
+              MPI_Fint *rt, MPI_Fint *root, MPI_Fint *c
+#define C_GV fbuf(sb), fint(sn), ftype(st), fbuf(rb), fints(rc), fints(dp), ftype(rt), \
+             fint(root), fcomm(c)
+#define FT_SV void *sb, MPI_Fint *sc, MPI_Fint *dp, MPI_Fint *st, void *rb, MPI_Fint *rn, \
+              MPI_Fint *rt, MPI_Fint *root, MPI_Fint *c
+#define C_SV fbuf(sb), fints(sc), fints(dp), ftype(st), fbuf(rb), fint(rn), ftype(rt), \
+             fint(root), fcomm(c)
 
 /* The collectives (the barrier too): blocking, nonblocking, persistent. */
 #define FORTRAN_COLLS(X)                                                                         \
@@ -37,6 +46,26 @@
     (void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *root, MPI_Fint *c), (b, n, t, root, c),       \
     MPI_Bcast(fbuf(b), fint(n), ftype(t), fint(root), fcomm(c)))                                 \
   X(CALL0, mpi, MPI, barrier, Barrier, BARRIER, (MPI_Fint *c), (c), MPI_Barrier(fcomm(c)))      \
+  X(CALL, mpi, MPI, gather, Gather, GATHER, (void *sb, FT_PAIR, MPI_Fint *root, MPI_Fint *c),    \
+    (sb, sn, st, rb, rn, rt, root, c), MPI_Gather(fbuf(sb), C_PAIR, fint(root), fcomm(c)))       \
+  X(CALL, mpi, MPI, scatter, Scatter, SCATTER, (void *sb, FT_PAIR, MPI_Fint *root, MPI_Fint *c), \
+    (sb, sn, st, rb, rn, rt, root, c), MPI_Scatter(fbuf(sb), C_PAIR, fint(root), fcomm(c)))      \
+  X(CALL, mpi, MPI, gatherv, Gatherv, GATHERV, (FT_GV), (sb, sn, st, rb, rc, dp, rt, root, c),   \
+    MPI_Gatherv(C_GV))                                                                           \
+  X(CALL, mpi, MPI, scatterv, Scatterv, SCATTERV, (FT_SV), (sb, sc, dp, st, rb, rn, rt, root, c),\
+    MPI_Scatterv(C_SV))                                                                          \
+  X(NEWREQ, mpi, MPI, igather, Igather, IGATHER,                                                 \
+    (void *sb, FT_PAIR, MPI_Fint *root, MPI_Fint *c, MPI_Fint *r),                               \
+    (sb, sn, st, rb, rn, rt, root, c, r),                                                        \
+    MPI_Igather(fbuf(sb), C_PAIR, fint(root), fcomm(c), &q))                                     \
+  X(NEWREQ, mpi, MPI, iscatter, Iscatter, ISCATTER,                                              \
+    (void *sb, FT_PAIR, MPI_Fint *root, MPI_Fint *c, MPI_Fint *r),                               \
+    (sb, sn, st, rb, rn, rt, root, c, r),                                                        \
+    MPI_Iscatter(fbuf(sb), C_PAIR, fint(root), fcomm(c), &q))                                    \
+  X(NEWREQ, mpi, MPI, igatherv, Igatherv, IGATHERV, (FT_GV, MPI_Fint *r),                        \
+    (sb, sn, st, rb, rc, dp, rt, root, c, r), MPI_Igatherv(C_GV, &q))                            \
+  X(NEWREQ, mpi, MPI, iscatterv, Iscatterv, ISCATTERV, (FT_SV, MPI_Fint *r),                     \
+    (sb, sc, dp, st, rb, rn, rt, root, c, r), MPI_Iscatterv(C_SV, &q))                           \
   X(NEWREQ, mpi, MPI, iallreduce, Iallreduce, IALLREDUCE, (FT_BUF2, FT_RED, MPI_Fint *c,         \
     MPI_Fint *r), (sb, rb, n, t, op, c, r),                                                      \
     MPI_Iallreduce(fbuf(sb), fbuf(rb), C_RED, fcomm(c), &q))                                     \
@@ -87,7 +116,21 @@
     P##_Bcast_init(fbuf(b), fint(n), ftype(t), fint(root), fcomm(c), finfo(info), &q))           \
   X(NEWREQ0, pfx, PFX, barrier_init, Barrier_init, BARRIER_INIT,                                 \
     (MPI_Fint *c, MPI_Fint *info, MPI_Fint *r), (c, info, r),                                    \
-    P##_Barrier_init(fcomm(c), finfo(info), &q))
+    P##_Barrier_init(fcomm(c), finfo(info), &q))                                                 \
+  X(NEWREQ, pfx, PFX, gather_init, Gather_init, GATHER_INIT,                                     \
+    (void *sb, FT_PAIR, MPI_Fint *root, MPI_Fint *c, MPI_Fint *info, MPI_Fint *r),               \
+    (sb, sn, st, rb, rn, rt, root, c, info, r),                                                  \
+    P##_Gather_init(fbuf(sb), C_PAIR, fint(root), fcomm(c), finfo(info), &q))                    \
+  X(NEWREQ, pfx, PFX, scatter_init, Scatter_init, SCATTER_INIT,                                  \
+    (void *sb, FT_PAIR, MPI_Fint *root, MPI_Fint *c, MPI_Fint *info, MPI_Fint *r),               \
+    (sb, sn, st, rb, rn, rt, root, c, info, r),                                                  \
+    P##_Scatter_init(fbuf(sb), C_PAIR, fint(root), fcomm(c), finfo(info), &q))                   \
+  X(NEWREQ, pfx, PFX, gatherv_init, Gatherv_init, GATHERV_INIT,                                  \
+    (FT_GV, MPI_Fint *info, MPI_Fint *r), (sb, sn, st, rb, rc, dp, rt, root, c, info, r),        \
+    P##_Gatherv_init(C_GV, finfo(info), &q))                                                     \
+  X(NEWREQ, pfx, PFX, scatterv_init, Scatterv_init, SCATTERV_INIT,                               \
+    (FT_SV, MPI_Fint *info, MPI_Fint *r), (sb, sc, dp, st, rb, rn, rt, root, c, info, r),        \
+    P##_Scatterv_init(C_SV, finfo(info), &q))
 
 /* Open MPI 4.1's Fortran persistent collectives are its MPIX_ extension. */
 #ifdef COLLC_MPIX_INIT

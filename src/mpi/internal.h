@@ -75,7 +75,7 @@ typedef struct {
   int kind;     /* CALL_*; 0: an empty slot */
   int algo;     /* counted under this registry index */
   int need_recv; /* the receive buffer is significant on this rank (not a reduce's leaf) */
-  int need_send; /* the call has buffers at all (a barrier has none) */
+  int need_send; /* the send buffer is (not in place, not bcast's, not scatter's leaf) */
   int user_op;  /* a user-defined operation: its commutativity is checked at each hit */
   int commute;
   long sserial, rserial; /* type identities of stype, rtype (0: predefined) */

@@ -354,7 +354,9 @@ void request_quiesce(collc_state *st) {
 static int start(preq *r) {
   int done = 1, rc = MPI_SUCCESS;
   if (r->state != REQ_IDLE) return MPI_ERR_REQUEST;
-  if (r->kind == REQ_PLAN) rc = ctx_start(r->ctx, r->rp.pl, &r->w, r->d.sendbuf, r->d.recvbuf, &done);
+  if (r->kind == REQ_PLAN && r->d.prestart) rc = r->d.prestart(&r->d);
+  if (r->kind == REQ_PLAN && !rc)
+    rc = ctx_start(r->ctx, r->rp.pl, &r->w, r->d.sendbuf, r->d.recvbuf, &done);
   else if (r->kind == REQ_NATIVE) done = 0, rc = r->d.inative(&r->d, &r->nreq);
   if (rc) {
     PMPI_Error_class(rc, &rc);
