@@ -25,6 +25,9 @@ typedef struct dispatch_call {
   const int *vcounts, *vdispls; /* recvcounts; allgatherv's displs */
   int vsendcount;               /* allgatherv's sendcount */
   long long vshift;             /* bytes recvbuf was moved by (negative displs): undone natively */
+  /* A persistent request's local step that each start of its plan runs
+   * first (allgatherv's own block copied into place, vcoll.c), or NULL. */
+  int (*before)(const struct dispatch_call *d);
 } dispatch_call;
 
 /* A persistent init's own arguments, or (oneshot) a nonblocking call's
