@@ -154,6 +154,24 @@ for np in 1 2 3 4 5 6 7 8; do
 done
 run_case "openmpi/vcoll self-test must fail np=4" 120 bash -c '! "$@"' _ \
   env COLLC_TEST_BREAK=9 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_vcoll"
+# Their nonblocking and persistent forms (tests/mpi/vforms.c: 1..16 outstanding,
+# mixed with native requests, every algorithm forced; persistent started again
+# with new input), under their own stats names; then by COLLC_<COLL>.
+for np in 1 2 3 5 8; do
+  run_case "openmpi/vforms allgatherv reduce_scatter np=$np" 120 expect_all \
+    "^collc-stats: iallgatherv recexch calls=[0-9]+ bytes=[0-9]+ from=call\$" \
+    "^collc-stats: ireduce_scatter cyclic calls=[0-9]+ bytes=[0-9]+ from=call\$" \
+    "^collc-stats: allgatherv shm calls=[0-9]+ bytes=[0-9]+ from=info\$" \
+    "^collc-stats: reduce_scatter recexch calls=[0-9]+ bytes=[0-9]+ from=info\$" -- \
+    env COLLC_STATS=1 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_vforms"
+done
+run_case "openmpi/vforms COLLC_ALLGATHERV, COLLC_REDUCE_SCATTER np=4" 120 expect_all \
+  "^collc-stats: iallgatherv recexch calls=[0-9]+ bytes=[0-9]+ from=env\$" \
+  "^collc-stats: ireduce_scatter recexch calls=[0-9]+ bytes=[0-9]+ from=env\$" -- \
+  env COLLC_STATS=1 COLLC_ALLGATHERV=recexch COLLC_REDUCE_SCATTER=recexch "${OMPIRUN[@]}" 4 \
+  "$OMPI/tests/mpi_vforms"
+run_case "openmpi/vforms self-test must fail np=4" 120 bash -c '! "$@"' _ \
+  env COLLC_TEST_BREAK=9 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_vforms"
 # Batches (issue 16): the host batch executor against the scalar path, byte
 # for byte, every registry algorithm, p = 1..8 in one process; then whole
 # collectives with COLLC_EXEC=batch against native (the stats line proves
@@ -451,6 +469,10 @@ run_case "openmpi/collc-bench -C barrier: every variant timed np=4" 120 expect_a
 echo "== MPI tests, MPICH (fewer cases: MPICH is slow when oversubscribed)"
 for np in 1 2 3 4; do
   run_case "mpich/vcoll np=$np" 300 "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_vcoll"
+done
+for np in 1 2 5; do
+  run_case "mpich/vforms allgatherv reduce_scatter np=$np" 120 "${MPICHRUN[@]}" $np \
+    "$MPICH/tests/mpi_vforms"
 done
 for np in 1 2 3 5 6 8; do
   run_case "mpich/alltoall np=$np" 300 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
