@@ -19,7 +19,8 @@
  * as MPI_REQUEST_NULL with an empty status. Persistent: one request per
  * case and algorithm (info collc_algorithm, shm too), started 3 times with
  * new input, completed by MPI_Wait, MPI_Test, MPI_Waitall with a native
- * request, then MPI_Startall over two. Bad arguments return error classes.
+ * request, then MPI_Startall over two (on Open MPI 4.1 odd cases by the
+ * MPIX_ names). Bad arguments return error classes.
  * COLLC_TEST_BREAK=N corrupts the N-th nonempty result on the last rank:
  * the program must fail. */
 #include <mpi.h>
@@ -27,6 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collc.h"
+#ifdef OPEN_MPI
+#include <mpi-ext.h> /* (Open MPI 4.1: MPIX_<Coll>_init, which collc defines too) */
+#endif
 
 #define SLOTS 16
 #define BUF 4096 /* bytes per buffer: up to 8 ranks x 37 elements x 16 bytes with gaps */
@@ -156,11 +160,17 @@ static int init(slot *s, const char *algo, MPI_Request *q) {
   MPI_Info info = MPI_INFO_NULL;
   int rc;
   if (algo) MPI_Info_create(&info), MPI_Info_set(info, "collc_algorithm", algo);
+  int (*gv_init)(const void *, int, MPI_Datatype, void *, const int *, const int *,
+                 MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *) = MPI_Allgatherv_init;
+  int (*rs_init)(const void *, void *, const int *, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info,
+                 MPI_Request *) = MPI_Reduce_scatter_init;
+#ifdef OMPI_HAVE_MPI_EXT_PCOLLREQ
+  if (s->cs % 2) gv_init = MPIX_Allgatherv_init, rs_init = MPIX_Reduce_scatter_init;
+#endif
   if (is_gv(s->cs))
-    rc = MPI_Allgatherv_init(sb, s->c[rank], s->st, rb, s->c, s->d, s->t, MPI_COMM_WORLD, info, q);
+    rc = gv_init(sb, s->c[rank], s->st, rb, s->c, s->d, s->t, MPI_COMM_WORLD, info, q);
   else
-    rc = MPI_Reduce_scatter_init(sb, rb, s->c, s->t, s->cs == 8 ? matop : MPI_SUM,
-                                 MPI_COMM_WORLD, info, q);
+    rc = rs_init(sb, rb, s->c, s->t, s->cs == 8 ? matop : MPI_SUM, MPI_COMM_WORLD, info, q);
   if (algo) MPI_Info_free(&info);
   return rc;
 }
