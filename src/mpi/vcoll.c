@@ -1,5 +1,7 @@
 /* vcoll.c - MPI_Allgatherv and MPI_Reduce_scatter (per-rank counts) over
- * PMPI, and collc's entry points for them.
+ * PMPI, blocking, nonblocking (MPI_I<coll>) and persistent (<Coll>_init),
+ * and collc's entry points for them: one path (counted) for all three, as
+ * dispatch_pair is for allgather.
  *
  * What decides, what binds. The plan is decided collectively without an
  * extra round because MPI makes every rank pass every rank's count
@@ -11,7 +13,9 @@
  * receive base). Units are elements of recvtype. A rank whose send typing
  * is not recvcounts[rank] elements of recvtype first copies its block into
  * place (PMPI_Sendrecv on MPI_COMM_SELF, local) and runs the in-place
- * program, which sends and receives exactly what the others' programs do.
+ * program, which sends and receives exactly what the others' programs do
+ * (a nonblocking call copies at the call, a persistent request at each
+ * start: dispatch_call.before).
  * Above VCOLL_MAXP ranks (the counts live on the stack: nothing is
  * allocated per call) the calls are native. */
 #include <limits.h>
@@ -191,19 +195,27 @@ static int counted(const vargs *a, const char *forced, MPI_Comm comm, const pers
   return dispatch(&d, forced, bytes);
 }
 
+/* The arguments of an allgatherv and of a reduce_scatter. */
+static vargs gv_args(const void *sb, int sc, MPI_Datatype st, void *rb, const int *rc,
+                     const int *displs, MPI_Datatype rt) {
+  return (vargs){COLLC_COLL_ALLGATHERV, sb, sc, st, rb, rc, displs, rt, MPI_OP_NULL};
+}
+
+static vargs rs_args(const void *sb, void *rb, const int *rc, MPI_Datatype t, MPI_Op op) {
+  return (vargs){COLLC_COLL_REDUCE_SCATTER, sb, 0, MPI_DATATYPE_NULL, rb, rc, NULL, t, op};
+}
+
 int collc_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                      MPI_Comm comm) {
-  vargs a = {COLLC_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-             recvtype, MPI_OP_NULL};
+  vargs a = gv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
   return counted(&a, NULL, comm, NULL, 1);
 }
 
 int collc_allgatherv_algo(const char *algorithm, const void *sendbuf, int sendcount,
                           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                           const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-  vargs a = {COLLC_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-             recvtype, MPI_OP_NULL};
+  vargs a = gv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
   if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
   return counted(&a, algorithm, comm, NULL, 0);
 }
@@ -220,16 +232,14 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 
 int collc_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  vargs a = {COLLC_COLL_REDUCE_SCATTER, sendbuf, 0, MPI_DATATYPE_NULL, recvbuf, recvcounts,
-             NULL, datatype, op};
+  vargs a = rs_args(sendbuf, recvbuf, recvcounts, datatype, op);
   return counted(&a, NULL, comm, NULL, 1);
 }
 
 int collc_reduce_scatter_algo(const char *algorithm, const void *sendbuf, void *recvbuf,
                               const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm) {
-  vargs a = {COLLC_COLL_REDUCE_SCATTER, sendbuf, 0, MPI_DATATYPE_NULL, recvbuf, recvcounts,
-             NULL, datatype, op};
+  vargs a = rs_args(sendbuf, recvbuf, recvcounts, datatype, op);
   if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
   return counted(&a, algorithm, comm, NULL, 0);
 }
@@ -239,16 +249,6 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
   if (config_get()->disable)
     return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
   return collc_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-}
-
-/* The arguments of an allgatherv and of a reduce_scatter. */
-static vargs gv_args(const void *sb, int sc, MPI_Datatype st, void *rb, const int *rc,
-                     const int *displs, MPI_Datatype rt) {
-  return (vargs){COLLC_COLL_ALLGATHERV, sb, sc, st, rb, rc, displs, rt, MPI_OP_NULL};
-}
-
-static vargs rs_args(const void *sb, void *rb, const int *rc, MPI_Datatype t, MPI_Op op) {
-  return (vargs){COLLC_COLL_REDUCE_SCATTER, sb, 0, MPI_DATATYPE_NULL, rb, rc, NULL, t, op};
 }
 
 /* Nonblocking calls (MPI-3): a request of their own (nonblocking.c). */
