@@ -154,6 +154,14 @@ for np in 1 2 3 4 5 6 7 8; do
 done
 run_case "openmpi/vcoll self-test must fail np=4" 120 bash -c '! "$@"' _ \
   env COLLC_TEST_BREAK=9 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_vcoll"
+# hier over virtual nodes (one message per node pair, the segment inside).
+for spec in "5 2" "7 3"; do
+  read -r np k <<<"$spec"
+  run_case "openmpi/vcoll allgatherv reduce_scatter hier np=$np node=$k" 120 expect_all \
+    "^collc-stats: allgatherv hier calls=[0-9]+ bytes=[1-9]" \
+    "^collc-stats: reduce_scatter hier calls=[0-9]+ bytes=[1-9]" -- \
+    env COLLC_STATS=1 COLLC_NODE_SIZE=$k "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_vcoll"
+done
 # Their nonblocking and persistent forms (tests/mpi/vforms.c: 1..16 outstanding,
 # mixed with native requests, every algorithm forced; persistent started again
 # with new input), under their own stats names; then by COLLC_<COLL>.
@@ -170,6 +178,10 @@ run_case "openmpi/vforms COLLC_ALLGATHERV, COLLC_REDUCE_SCATTER np=4" 120 expect
   "^collc-stats: ireduce_scatter recexch calls=[0-9]+ bytes=[0-9]+ from=env\$" -- \
   env COLLC_STATS=1 COLLC_ALLGATHERV=recexch COLLC_REDUCE_SCATTER=recexch "${OMPIRUN[@]}" 4 \
   "$OMPI/tests/mpi_vforms"
+run_case "openmpi/vforms hier persistent np=6 node=4" 120 expect_all \
+  "^collc-stats: allgatherv hier calls=30 bytes=[1-9][0-9]* from=info\$" \
+  "^collc-stats: reduce_scatter hier calls=15 bytes=[0-9]+ from=info\$" -- \
+  env COLLC_STATS=1 COLLC_NODE_SIZE=4 "${OMPIRUN[@]}" 6 "$OMPI/tests/mpi_vforms"
 run_case "openmpi/vforms self-test must fail np=4" 120 bash -c '! "$@"' _ \
   env COLLC_TEST_BREAK=9 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_vforms"
 # Batches (issue 16): the host batch executor against the scalar path, byte

@@ -17,7 +17,7 @@
  * completed with MPI_Waitall, MPI_Testany or MPI_Waitsome over a list mixed
  * with native point-to-point requests; every collective request must end
  * as MPI_REQUEST_NULL with an empty status. Persistent: one request per
- * case and algorithm (info collc_algorithm, shm too), started 3 times with
+ * case and algorithm (info collc_algorithm, shm and hier too), started 3 times with
  * new input, completed by MPI_Wait, MPI_Test, MPI_Waitall with a native
  * request, then MPI_Startall over two (on Open MPI 4.1 odd cases by the
  * MPIX_ names). Bad arguments return error classes.
@@ -341,7 +341,7 @@ static void bad_args(void) {
 
 int main(int argc, char **argv) {
   const char *nb_algos[] = {"native", "recexch", "recexch:flat", "cyclic", NULL};
-  const char *p_algos[] = {"native", "recexch", "cyclic", "shm", NULL};
+  const char *p_algos[] = {"native", "recexch", "cyclic", "shm", "hier", NULL};
   int c[64], all = 0, forced = getenv("COLLC_ALLGATHERV") && getenv("COLLC_REDUCE_SCATTER");
   int quick = getenv("COLLC_TEST_QUICK") != NULL;
   MPI_Init(&argc, &argv);
@@ -358,7 +358,7 @@ int main(int argc, char **argv) {
   for (int a = 0; a < 5 && size <= 64; a++)
     for (int r = 0; r < (quick ? SLOTS : 2 * SLOTS) && (!quick || a == 1 || a == 3); r++)
       nb_round(r, nb_algos[a], r + a, a > 0 && (a < 4 || forced));
-  for (int a = 0; a < 5 && size <= 64; a++)
+  for (int a = 0; a < 6 && size <= 64; a++)
     for (int cs = 0; cs < NCASES && (!quick || a == 1 || a == 3); cs++)
       if (fits(cs, p_algos[a])) counts_of((cs + a) % (size + 5), c), persistent(cs, p_algos[a], c);
   bad_args();
