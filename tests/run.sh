@@ -619,18 +619,20 @@ echo "== Fortran programs (mpif.h, use mpi, use mpi_f08; unmodified, preloaded)"
 export -f expect_all
 # tests/fortran/body.inc's calls per rank: 4 of each blocking collective
 # (plain, in place, two persistent starts; bcast: plain, from MPI_BOTTOM, two starts;
-# barrier: two plain, two starts), 1 of each nonblocking one (iallreduce 2). Forced
-# algorithms: collc's plans.
+# barrier: two plain, two starts; allgatherv, reduce_scatter: one plain, two starts),
+# 1 of each nonblocking one (iallreduce 2). Forced algorithms: collc's plans.
 FORT_ALGOS=(COLLC_STATS=1 COLLC_ALLREDUCE=recexch COLLC_REDUCE_SCATTER_BLOCK=recexch
             COLLC_REDUCE=tree COLLC_ALLGATHER=recexch COLLC_BCAST=tree COLLC_ALLTOALL=bruck
-            COLLC_BARRIER=dissem)
+            COLLC_BARRIER=dissem COLLC_ALLGATHERV=recexch COLLC_REDUCE_SCATTER=recexch)
 FORT_STATS=('^collc-stats: allreduce recexch calls=4 ' '^collc-stats: reduce_scatter_block recexch calls=4 '
             '^collc-stats: reduce tree calls=4 ' '^collc-stats: allgather recexch calls=4 '
             '^collc-stats: alltoall bruck calls=4 ' '^collc-stats: bcast tree calls=4 '
             '^collc-stats: iallreduce recexch calls=2 ' '^collc-stats: ireduce_scatter_block recexch calls=1 '
             '^collc-stats: ireduce tree calls=1 ' '^collc-stats: iallgather recexch calls=1 '
             '^collc-stats: ialltoall bruck calls=1 ' '^collc-stats: ibcast tree calls=1 '
-            '^collc-stats: barrier dissem calls=4 bytes=0' '^collc-stats: ibarrier dissem calls=1 bytes=0')
+            '^collc-stats: barrier dissem calls=4 bytes=0' '^collc-stats: ibarrier dissem calls=1 bytes=0'
+            '^collc-stats: allgatherv recexch calls=3 ' '^collc-stats: reduce_scatter recexch calls=3 '
+            '^collc-stats: iallgatherv recexch calls=1 ' '^collc-stats: ireduce_scatter recexch calls=1 ')
 for lib in openmpi mpich; do
   if [[ $lib == openmpi ]]; then
     B=$OMPI run=("${OMPIRUN[@]}") nps="1 3 4" pre=(-x LD_PRELOAD="$PWD/$OMPI/libcollc.so")

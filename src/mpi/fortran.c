@@ -114,6 +114,11 @@ static int fstatuses_ignored(const MPI_Fint *s) {
  * call reports it. */
 static int fint(const MPI_Fint *n) { return n ? (int)*n : -1; }
 
+/* An INTEGER array (recvcounts, displs) as C's int array (NULL stays
+ * NULL: the C call reports it). */
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint arrays are read as int arrays");
+static const int *fints(const MPI_Fint *a) { return (const int *)a; }
+
 static MPI_Comm fcomm(const MPI_Fint *c) {
   MPI_Comm h = c ? MPI_Comm_f2c(*c) : MPI_COMM_NULL;
   return h == (MPI_Comm)0 ? MPI_COMM_NULL : h; /* (Open MPI: NULL for an unknown index) */
