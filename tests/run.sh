@@ -762,6 +762,10 @@ for np in 3 6; do
 done
 run_case "asan/errors np=2" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 2 build-asan/tests/mpi_errors
+run_case "asan/vforms allgatherv reduce_scatter np=3" 120 env ASAN_OPTIONS=detect_leaks=0 \
+  "${OMPIRUN[@]}" 3 build-asan/tests/mpi_vforms
+run_case "asan/vcoll allgatherv reduce_scatter hier np=5 node=2" 120 env ASAN_OPTIONS=detect_leaks=0 \
+  COLLC_NODE_SIZE=2 "${OMPIRUN[@]}" 5 build-asan/tests/mpi_vcoll
 run_case "asan/factorize np=6" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 6 build-asan/tests/mpi_factorize
 run_case "asan/tuning files np=2" 300 env ASAN_OPTIONS=detect_leaks=0 \
