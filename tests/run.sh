@@ -173,16 +173,16 @@ for np in 1 2 3 5 8; do
     "^collc-stats: reduce_scatter recexch calls=[0-9]+ bytes=[0-9]+ from=info\$" -- \
     env COLLC_STATS=1 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_vforms"
 done
-run_case "openmpi/vforms COLLC_ALLGATHERV, COLLC_REDUCE_SCATTER np=4" 120 expect_all \
+run_case "openmpi/vforms allgatherv reduce_scatter by COLLC_<COLL> np=4" 120 expect_all \
   "^collc-stats: iallgatherv recexch calls=[0-9]+ bytes=[0-9]+ from=env\$" \
   "^collc-stats: ireduce_scatter recexch calls=[0-9]+ bytes=[0-9]+ from=env\$" -- \
   env COLLC_STATS=1 COLLC_ALLGATHERV=recexch COLLC_REDUCE_SCATTER=recexch "${OMPIRUN[@]}" 4 \
   "$OMPI/tests/mpi_vforms"
-run_case "openmpi/vforms hier persistent np=6 node=4" 120 expect_all \
+run_case "openmpi/vforms allgatherv reduce_scatter hier persistent np=6 node=4" 120 expect_all \
   "^collc-stats: allgatherv hier calls=30 bytes=[1-9][0-9]* from=info\$" \
   "^collc-stats: reduce_scatter hier calls=15 bytes=[0-9]+ from=info\$" -- \
   env COLLC_STATS=1 COLLC_NODE_SIZE=4 "${OMPIRUN[@]}" 6 "$OMPI/tests/mpi_vforms"
-run_case "openmpi/vforms self-test must fail np=4" 120 bash -c '! "$@"' _ \
+run_case "openmpi/vforms allgatherv reduce_scatter self-test must fail np=4" 120 bash -c '! "$@"' _ \
   env COLLC_TEST_BREAK=9 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_vforms"
 # Batches (issue 16): the host batch executor against the scalar path, byte
 # for byte, every registry algorithm, p = 1..8 in one process; then whole
