@@ -379,10 +379,12 @@ run_case "openmpi/persistent bad info value warns, default rule np=4" 60 expect_
   COLLC_TEST_INFO=recexch:-3,3 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_persistent"
 run_case "openmpi/persistent disabled: Open MPI's own MPIX_ inits np=3" 120 no_stats \
   env COLLC_DISABLE=1 COLLC_STATS=1 "${OMPIRUN[@]}" 3 "$OMPI/tests/mpi_persistent"
-run_case "openmpi/persistent preload, MPIX_ names np=5" 120 expect_stats \
-  '^collc-stats: alltoall bruck calls=5 bytes=[1-9]' env COLLC_STATS=1 COLLC_ALLTOALL=bruck \
-  COLLC_ALLREDUCE=recexch "${OMPIRUN[@]}" 5 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" \
-  "$OMPI/tests/mpi_persistent_preload"
+run_case "openmpi/persistent preload, MPIX_ names (allgatherv reduce_scatter too) np=5" 120 \
+  expect_all '^collc-stats: alltoall bruck calls=5 bytes=[1-9]' \
+  '^collc-stats: allgatherv recexch calls=5 bytes=[1-9]' \
+  '^collc-stats: reduce_scatter recexch calls=5 bytes=[1-9]' -- env COLLC_STATS=1 \
+  COLLC_ALLTOALL=bruck COLLC_ALLREDUCE=recexch COLLC_ALLGATHERV=recexch \
+  COLLC_REDUCE_SCATTER=recexch "${OMPIRUN[@]}" 5 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_persistent_preload"
 # Nonblocking collectives: up to 16 at once on one communicator, completed
 # out of order by every completion call (also hier on virtual nodes of 2,
 # and 4 + 2); then the reductions and all-to-all matrices with every call
