@@ -175,7 +175,7 @@ static int init(slot *s, const char *algo, MPI_Request *q) {
   return rc;
 }
 
-/* Free the slot's derived types (the calls own duplicates). */
+/* Free the slot's derived types (the calls keep copies of their own). */
 static void free_types(slot *s) {
   if (s->st != MPI_INT && s->st != s->t) MPI_Type_free(&s->st);
   if (s->t != MPI_INT && s->t != m4) MPI_Type_free(&s->t);
@@ -242,7 +242,8 @@ static void complete(MPI_Request *q, int k, int mode, int ours) {
   }
   for (int i = 0; i < n; i++) bad += q[i] != MPI_REQUEST_NULL;
   checks++;
-  if (bad) printf("FAIL rank %d: completion mode %d: %d bad requests/statuses\n", rank, mode, bad), fails++;
+  if (bad)
+    printf("FAIL rank %d: completion mode %d: %d bad requests/statuses\n", rank, mode, bad), fails++;
 }
 
 /* A ring exchange's two native requests into q[0..2). */

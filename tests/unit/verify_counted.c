@@ -112,7 +112,8 @@ static void run_hier(const collc_layout *L, const char *n, int p, const int64_t 
   layout = L;
   for (int ip = 0; ip < 2; ip++)
     for (int comm = 0; comm < 2; comm++) {
-      CHECK(!comm || run(COLLC_COLL_ALLGATHERV, p, c, d, "hier", ip, 1), "allgatherv hier %s p=%d refused", n, p);
+      CHECK(!comm || run(COLLC_COLL_ALLGATHERV, p, c, d, "hier", ip, 1),
+            "allgatherv hier %s p=%d refused", n, p);
       int fit = d || run(COLLC_COLL_REDUCE_SCATTER, p, c, NULL, "hier", ip, comm);
       CHECK(fit || (!comm && !L->consecutive), "reduce_scatter hier %s p=%d refused", n, p);
     }
