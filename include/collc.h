@@ -134,6 +134,13 @@ int collc_ireduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf
 int collc_ibcast_algo(const char *algorithm, void *buffer, int count, MPI_Datatype datatype,
                       int root, MPI_Comm comm, MPI_Request *request);
 int collc_ibarrier_algo(const char *algorithm, MPI_Comm comm, MPI_Request *request);
+int collc_iallgatherv_algo(const char *algorithm, const void *sendbuf, int sendcount,
+                           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                           const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                           MPI_Request *request);
+int collc_ireduce_scatter_algo(const char *algorithm, const void *sendbuf, void *recvbuf,
+                               const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm, MPI_Request *request);
 
 /* MPI-4 persistent collectives. collc defines these (and, on Open MPI 4.1,
  * the MPIX_ names of its pcollreq extension too): init compiles and binds
@@ -171,6 +178,13 @@ int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                       int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[], const int displs[],
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request);
+int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                            MPI_Request *request);
 #endif
 
 #ifdef __cplusplus

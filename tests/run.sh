@@ -172,6 +172,36 @@ run_case "openmpi/rooted gather scatter COLLC_NODE_SIZE=2 np=4" 120 env COLLC_NO
   COLLC_GATHER=tree COLLC_SCATTER=linear "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_rooted"
 run_case "openmpi/rooted gather scatter self-test must fail np=3" 120 bash -c '! "$@"' _ \
   env COLLC_TEST_BREAK=7 "${OMPIRUN[@]}" 3 "$OMPI/tests/mpi_rooted"
+# hier over virtual nodes (one message per node pair, the segment inside).
+for spec in "5 2" "7 3"; do
+  read -r np k <<<"$spec"
+  run_case "openmpi/vcoll allgatherv reduce_scatter hier np=$np node=$k" 120 expect_all \
+    "^collc-stats: allgatherv hier calls=[0-9]+ bytes=[1-9]" \
+    "^collc-stats: reduce_scatter hier calls=[0-9]+ bytes=[1-9]" -- \
+    env COLLC_STATS=1 COLLC_NODE_SIZE=$k "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_vcoll"
+done
+# Their nonblocking and persistent forms (tests/mpi/vforms.c: 1..16 outstanding,
+# mixed with native requests, every algorithm forced; persistent started again
+# with new input), under their own stats names; then by COLLC_<COLL>.
+for np in 1 2 3 5 8; do
+  run_case "openmpi/vforms allgatherv reduce_scatter np=$np" 120 expect_all \
+    "^collc-stats: iallgatherv recexch calls=[0-9]+ bytes=[0-9]+ from=call\$" \
+    "^collc-stats: ireduce_scatter cyclic calls=[0-9]+ bytes=[0-9]+ from=call\$" \
+    "^collc-stats: allgatherv shm calls=[0-9]+ bytes=[0-9]+ from=info\$" \
+    "^collc-stats: reduce_scatter recexch calls=[0-9]+ bytes=[0-9]+ from=info\$" -- \
+    env COLLC_STATS=1 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_vforms"
+done
+run_case "openmpi/vforms allgatherv reduce_scatter by COLLC_<COLL> np=4" 120 expect_all \
+  "^collc-stats: iallgatherv recexch calls=[0-9]+ bytes=[0-9]+ from=env\$" \
+  "^collc-stats: ireduce_scatter recexch calls=[0-9]+ bytes=[0-9]+ from=env\$" -- \
+  env COLLC_STATS=1 COLLC_ALLGATHERV=recexch COLLC_REDUCE_SCATTER=recexch "${OMPIRUN[@]}" 4 \
+  "$OMPI/tests/mpi_vforms"
+run_case "openmpi/vforms allgatherv reduce_scatter hier persistent np=6 node=4" 120 expect_all \
+  "^collc-stats: allgatherv hier calls=30 bytes=[1-9][0-9]* from=info\$" \
+  "^collc-stats: reduce_scatter hier calls=15 bytes=[0-9]+ from=info\$" -- \
+  env COLLC_STATS=1 COLLC_NODE_SIZE=4 "${OMPIRUN[@]}" 6 "$OMPI/tests/mpi_vforms"
+run_case "openmpi/vforms allgatherv reduce_scatter self-test must fail np=4" 120 bash -c '! "$@"' _ \
+  env COLLC_TEST_BREAK=9 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_vforms"
 # Batches (issue 16): the host batch executor against the scalar path, byte
 # for byte, every registry algorithm, p = 1..8 in one process; then whole
 # collectives with COLLC_EXEC=batch against native (the stats line proves
@@ -367,10 +397,12 @@ run_case "openmpi/persistent bad info value warns, default rule np=4" 60 expect_
   COLLC_TEST_INFO=recexch:-3,3 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_persistent"
 run_case "openmpi/persistent disabled: Open MPI's own MPIX_ inits np=3" 120 no_stats \
   env COLLC_DISABLE=1 COLLC_STATS=1 "${OMPIRUN[@]}" 3 "$OMPI/tests/mpi_persistent"
-run_case "openmpi/persistent preload, MPIX_ names np=5" 120 expect_stats \
-  '^collc-stats: alltoall bruck calls=5 bytes=[1-9]' env COLLC_STATS=1 COLLC_ALLTOALL=bruck \
-  COLLC_ALLREDUCE=recexch "${OMPIRUN[@]}" 5 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" \
-  "$OMPI/tests/mpi_persistent_preload"
+run_case "openmpi/persistent preload, MPIX_ names (allgatherv reduce_scatter too) np=5" 120 \
+  expect_all '^collc-stats: alltoall bruck calls=5 bytes=[1-9]' \
+  '^collc-stats: allgatherv recexch calls=5 bytes=[1-9]' \
+  '^collc-stats: reduce_scatter recexch calls=5 bytes=[1-9]' -- env COLLC_STATS=1 \
+  COLLC_ALLTOALL=bruck COLLC_ALLREDUCE=recexch COLLC_ALLGATHERV=recexch \
+  COLLC_REDUCE_SCATTER=recexch "${OMPIRUN[@]}" 5 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_persistent_preload"
 # Nonblocking collectives: up to 16 at once on one communicator, completed
 # out of order by every completion call (also hier on virtual nodes of 2,
 # and 4 + 2); then the reductions and all-to-all matrices with every call
@@ -516,6 +548,12 @@ for np in 1 2 3 4 5; do
   run_case "mpich/rooted gather scatter np=$np" 120 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
     "$MPICH/tests/mpi_rooted"
 done
+run_case "mpich/vforms allgatherv reduce_scatter np=1" 120 "${MPICHRUN[@]}" 1 \
+  "$MPICH/tests/mpi_vforms"
+for np in 2 3; do
+  run_case "mpich/vforms allgatherv reduce_scatter quick np=$np" 120 env COLLC_TEST_QUICK=1 \
+    "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_vforms"
+done
 for np in 1 2 3 5 6 8; do
   run_case "mpich/alltoall np=$np" 300 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
     "$MPICH/tests/mpi_alltoall"
@@ -649,18 +687,20 @@ echo "== Fortran programs (mpif.h, use mpi, use mpi_f08; unmodified, preloaded)"
 export -f expect_all
 # tests/fortran/body.inc's calls per rank: 4 of each blocking collective
 # (plain, in place, two persistent starts; bcast: plain, from MPI_BOTTOM, two starts;
-# barrier: two plain, two starts), 1 of each nonblocking one (iallreduce 2). Forced
-# algorithms: collc's plans.
+# barrier: two plain, two starts; allgatherv, reduce_scatter: one plain, two starts),
+# 1 of each nonblocking one (iallreduce 2). Forced algorithms: collc's plans.
 FORT_ALGOS=(COLLC_STATS=1 COLLC_ALLREDUCE=recexch COLLC_REDUCE_SCATTER_BLOCK=recexch
             COLLC_REDUCE=tree COLLC_ALLGATHER=recexch COLLC_BCAST=tree COLLC_ALLTOALL=bruck
-            COLLC_BARRIER=dissem)
+            COLLC_BARRIER=dissem COLLC_ALLGATHERV=recexch COLLC_REDUCE_SCATTER=recexch)
 FORT_STATS=('^collc-stats: allreduce recexch calls=4 ' '^collc-stats: reduce_scatter_block recexch calls=4 '
             '^collc-stats: reduce tree calls=4 ' '^collc-stats: allgather recexch calls=4 '
             '^collc-stats: alltoall bruck calls=4 ' '^collc-stats: bcast tree calls=4 '
             '^collc-stats: iallreduce recexch calls=2 ' '^collc-stats: ireduce_scatter_block recexch calls=1 '
             '^collc-stats: ireduce tree calls=1 ' '^collc-stats: iallgather recexch calls=1 '
             '^collc-stats: ialltoall bruck calls=1 ' '^collc-stats: ibcast tree calls=1 '
-            '^collc-stats: barrier dissem calls=4 bytes=0' '^collc-stats: ibarrier dissem calls=1 bytes=0')
+            '^collc-stats: barrier dissem calls=4 bytes=0' '^collc-stats: ibarrier dissem calls=1 bytes=0'
+            '^collc-stats: allgatherv recexch calls=3 ' '^collc-stats: reduce_scatter recexch calls=3 '
+            '^collc-stats: iallgatherv recexch calls=1 ' '^collc-stats: ireduce_scatter recexch calls=1 ')
 for lib in openmpi mpich; do
   if [[ $lib == openmpi ]]; then
     B=$OMPI run=("${OMPIRUN[@]}") nps="1 3 4" pre=(-x LD_PRELOAD="$PWD/$OMPI/libcollc.so")
@@ -805,6 +845,10 @@ for np in 3 6; do
 done
 run_case "asan/errors np=2" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 2 build-asan/tests/mpi_errors
+run_case "asan/vforms allgatherv reduce_scatter np=3" 120 env ASAN_OPTIONS=detect_leaks=0 \
+  "${OMPIRUN[@]}" 3 build-asan/tests/mpi_vforms
+run_case "asan/vcoll allgatherv reduce_scatter hier np=5 node=2" 120 env ASAN_OPTIONS=detect_leaks=0 \
+  COLLC_NODE_SIZE=2 "${OMPIRUN[@]}" 5 build-asan/tests/mpi_vcoll
 run_case "asan/factorize np=6" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 6 build-asan/tests/mpi_factorize
 run_case "asan/tuning files np=2" 300 env ASAN_OPTIONS=detect_leaks=0 \

@@ -496,4 +496,6 @@ HIER_ROW(algo_bcast_hier, COLLC_COLL_BCAST, gen_bcast, "hier[:net=<bcast algorit
 HIER_ROW(algo_allgather_hier, COLLC_COLL_ALLGATHER, hier_gen_allgather, "hier");
 HIER_ROW(algo_alltoall_hier, COLLC_COLL_ALLTOALL, hier_gen_alltoall, "hier");
 HIER_ROW(algo_rsb_hier, COLLC_COLL_REDUCE_SCATTER_BLOCK, hier_gen_rsb, "hier[:node=copyin[:g=N]]");
+HIER_ROW(algo_allgatherv_hier, COLLC_COLL_ALLGATHERV, hier_gen_allgather, "hier");
+HIER_ROW(algo_rs_hier, COLLC_COLL_REDUCE_SCATTER, hier_gen_rsb, "hier");
 HIER_ROW(algo_barrier_hier, COLLC_COLL_BARRIER, hier_gen_barrier, "hier[:net=<barrier algorithm>]");

@@ -32,6 +32,8 @@ const collc_algo *const algo_registry[] = {
     &algo_reduce_hier,
     &algo_bcast_hier,
     &algo_alltoall_hier,
+    &algo_allgatherv_hier,
+    &algo_rs_hier,
     &algo_barrier_dissem,
     &algo_barrier_flags,
     &algo_barrier_hier,

@@ -36,7 +36,8 @@ typedef struct dispatch_call {
     MPI_Datatype st, rt;
   } user;
   /* A persistent request's local work before each start of its plan (a
-   * gatherv root's own block copied into place), or NULL. MPI code. */
+   * gatherv root's or an allgatherv rank's own block copied into place,
+   * rooted.c, vcoll.c), or NULL. MPI code. */
   int (*prestart)(const struct dispatch_call *d);
 } dispatch_call;
 

@@ -28,6 +28,12 @@
               MPI_Fint *rt, MPI_Fint *root, MPI_Fint *c
 #define C_SV fbuf(sb), fints(sc), fints(dp), ftype(st), fbuf(rb), fint(rn), ftype(rt), \
              fint(root), fcomm(c)
+/* Per-rank counts: allgatherv's (sendcount, sendtype, recvbuf, recvcounts,
+ * displs, recvtype), reduce_scatter's (recvcounts, datatype, op). */
+#define FT_VPAIR MPI_Fint *sn, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *d, MPI_Fint *rt
+#define C_VPAIR fint(sn), ftype(st), fbuf(rb), fints(rc), fints(d), ftype(rt)
+#define FT_VRED MPI_Fint *rc, MPI_Fint *t, MPI_Fint *op
+#define C_VRED fints(rc), ftype(t), fop(op)
 
 /* The collectives (the barrier too): blocking, nonblocking, persistent. */
 #define FORTRAN_COLLS(X)                                                                         \
@@ -66,6 +72,11 @@
     (sb, sn, st, rb, rc, dp, rt, root, c, r), MPI_Igatherv(C_GV, &q))                            \
   X(NEWREQ, mpi, MPI, iscatterv, Iscatterv, ISCATTERV, (FT_SV, MPI_Fint *r),                     \
     (sb, sc, dp, st, rb, rn, rt, root, c, r), MPI_Iscatterv(C_SV, &q))                           \
+  X(CALL, mpi, MPI, allgatherv, Allgatherv, ALLGATHERV, (void *sb, FT_VPAIR, MPI_Fint *c),       \
+    (sb, sn, st, rb, rc, d, rt, c), MPI_Allgatherv(fbuf(sb), C_VPAIR, fcomm(c)))                 \
+  X(CALL, mpi, MPI, reduce_scatter, Reduce_scatter, REDUCE_SCATTER,                              \
+    (FT_BUF2, FT_VRED, MPI_Fint *c), (sb, rb, rc, t, op, c),                                     \
+    MPI_Reduce_scatter(fbuf(sb), fbuf(rb), C_VRED, fcomm(c)))                                    \
   X(NEWREQ, mpi, MPI, iallreduce, Iallreduce, IALLREDUCE, (FT_BUF2, FT_RED, MPI_Fint *c,         \
     MPI_Fint *r), (sb, rb, n, t, op, c, r),                                                      \
     MPI_Iallreduce(fbuf(sb), fbuf(rb), C_RED, fcomm(c), &q))                                     \
@@ -86,6 +97,12 @@
     (b, n, t, root, c, r), MPI_Ibcast(fbuf(b), fint(n), ftype(t), fint(root), fcomm(c), &q))     \
   X(NEWREQ0, mpi, MPI, ibarrier, Ibarrier, IBARRIER, (MPI_Fint *c, MPI_Fint *r), (c, r),         \
     MPI_Ibarrier(fcomm(c), &q))                                                                  \
+  X(NEWREQ, mpi, MPI, iallgatherv, Iallgatherv, IALLGATHERV,                                     \
+    (void *sb, FT_VPAIR, MPI_Fint *c, MPI_Fint *r), (sb, sn, st, rb, rc, d, rt, c, r),           \
+    MPI_Iallgatherv(fbuf(sb), C_VPAIR, fcomm(c), &q))                                            \
+  X(NEWREQ, mpi, MPI, ireduce_scatter, Ireduce_scatter, IREDUCE_SCATTER,                         \
+    (FT_BUF2, FT_VRED, MPI_Fint *c, MPI_Fint *r), (sb, rb, rc, t, op, c, r),                     \
+    MPI_Ireduce_scatter(fbuf(sb), fbuf(rb), C_VRED, fcomm(c), &q))                               \
   FORTRAN_INITS(X, mpi, MPI, MPI)                                                                \
   FORTRAN_MPIX_INITS(X)
 
@@ -130,7 +147,14 @@
     P##_Gatherv_init(C_GV, finfo(info), &q))                                                     \
   X(NEWREQ, pfx, PFX, scatterv_init, Scatterv_init, SCATTERV_INIT,                               \
     (FT_SV, MPI_Fint *info, MPI_Fint *r), (sb, sc, dp, st, rb, rn, rt, root, c, info, r),        \
-    P##_Scatterv_init(C_SV, finfo(info), &q))
+    P##_Scatterv_init(C_SV, finfo(info), &q))                                                      \
+  X(NEWREQ, pfx, PFX, allgatherv_init, Allgatherv_init, ALLGATHERV_INIT,                         \
+    (void *sb, FT_VPAIR, MPI_Fint *c, MPI_Fint *info, MPI_Fint *r),                              \
+    (sb, sn, st, rb, rc, d, rt, c, info, r),                                                     \
+    P##_Allgatherv_init(fbuf(sb), C_VPAIR, fcomm(c), finfo(info), &q))                           \
+  X(NEWREQ, pfx, PFX, reduce_scatter_init, Reduce_scatter_init, REDUCE_SCATTER_INIT,             \
+    (FT_BUF2, FT_VRED, MPI_Fint *c, MPI_Fint *info, MPI_Fint *r), (sb, rb, rc, t, op, c, info, r), \
+    P##_Reduce_scatter_init(fbuf(sb), fbuf(rb), C_VRED, fcomm(c), finfo(info), &q))
 
 /* Open MPI 4.1's Fortran persistent collectives are its MPIX_ extension. */
 #ifdef COLLC_MPIX_INIT

@@ -144,7 +144,7 @@ static int is_named(MPI_Datatype t) { return t == MPI_DATATYPE_NULL || exec_type
 
 int request_dup_types(dispatch_call *c) {
   MPI_Datatype *t[2] = {&c->bind.sendtype, &c->bind.recvtype};
-  if (c->spec.in_place) c->bind.sendtype = MPI_DATATYPE_NULL;
+  if (c->spec.in_place && !c->prestart) c->bind.sendtype = MPI_DATATYPE_NULL; /* (prestart: sends) */
   for (int i = 0; i < 2; i++)
     if (!is_named(*t[i]) && PMPI_Type_dup(*t[i], t[i]) != MPI_SUCCESS) {
       if (i == 1 && !is_named(*t[0])) PMPI_Type_free(t[0]);
@@ -249,6 +249,7 @@ int request_create(const dispatch_call *d, int kind, req_plan *rp, int algo, lon
   if (rp) r->rp = *rp, *rp = (req_plan){0};
   r->d = *d;
   r->d.request = NULL, r->d.hint = NULL, r->d.ck = NULL;
+  r->d.spec.counts = r->d.spec.displs = NULL; /* (the caller's stack; the plan has its own) */
   r->nreq = MPI_REQUEST_NULL;
   if (kind == REQ_PLAN && (r->st = state_get(d->comm, 0)))
     r->w = (exec_where){r->st->priv, r->rp.tag, r->rp.gdup, r->rp.seg, NULL};

@@ -1,5 +1,7 @@
 /* vcoll.c - MPI_Allgatherv and MPI_Reduce_scatter (per-rank counts) over
- * PMPI, and collc's entry points for them.
+ * PMPI, blocking, nonblocking (MPI_I<coll>) and persistent (<Coll>_init),
+ * and collc's entry points for them: one path (counted) for all three, as
+ * dispatch_pair is for allgather.
  *
  * What decides, what binds. The plan is decided collectively without an
  * extra round because MPI makes every rank pass every rank's count
@@ -11,7 +13,9 @@
  * receive base). Units are elements of recvtype. A rank whose send typing
  * is not recvcounts[rank] elements of recvtype first copies its block into
  * place (PMPI_Sendrecv on MPI_COMM_SELF, local) and runs the in-place
- * program, which sends and receives exactly what the others' programs do.
+ * program, which sends and receives exactly what the others' programs do
+ * (a nonblocking call copies at the call, a persistent request at each
+ * start: dispatch_call.prestart).
  * Above VCOLL_MAXP ranks (the counts live on the stack: nothing is
  * allocated per call) the calls are native. */
 #include <limits.h>
@@ -19,6 +23,7 @@
 #include "args.h"
 #include "dispatch.h"
 #include "../plan/config.h"
+#include "pinit.h"
 
 #define VCOLL_MAXP 1024
 
@@ -92,28 +97,81 @@ static int check(const vargs *a, const dispatch_call *d) {
   return args_bytes(a->sc, a->st) > args_bytes(mine, a->rt) ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
 }
 
-/* Allgatherv on a rank whose send typing is not its block's: copy the block
- * into place now (local) and run the in-place program (see the header). */
-static int own_block_first(const vargs *a, dispatch_call *d) {
+/* Copy allgatherv d's own block from its send typing into its place in
+ * the receive buffer (local: PMPI_Sendrecv on MPI_COMM_SELF). */
+static int own_block_copy(const dispatch_call *d) {
   MPI_Aint lb, ext;
-  PMPI_Type_get_extent(a->rt, &lb, &ext);
-  char *at = (char *)d->recvbuf + (MPI_Aint)d->spec.displs[d->spec.rank] * ext;
-  int rc = PMPI_Sendrecv(a->sb, a->sc, a->st, 0, 0, at, a->rc[d->spec.rank], a->rt, 0, 0,
-                         MPI_COMM_SELF, MPI_STATUS_IGNORE);
+  int me = d->spec.rank;
+  PMPI_Type_get_extent(d->bind.recvtype, &lb, &ext);
+  char *at = (char *)user_rb(d) + (MPI_Aint)d->vdispls[me] * ext;
+  return PMPI_Sendrecv(d->sendbuf, d->vsendcount, d->bind.sendtype, 0, 0, at, d->vcounts[me],
+                       d->bind.recvtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+}
+
+/* Allgatherv on a rank whose send typing is not its block's: the in-place
+ * program, after the block is copied into place (see the header): now, or
+ * for a persistent request at each start (d->prestart). */
+static int own_block_first(dispatch_call *d) {
   d->spec.in_place = 1, d->ck = NULL; /* (the native call still sends from sendbuf) */
-  return rc;
+  if (d->request) return (d->prestart = own_block_copy), MPI_SUCCESS;
+  return own_block_copy(d);
+}
+
+/* The native calls of the counted collectives, blocking and nonblocking. */
+static int (*const natives[COLLC_COLL_COUNT])(const dispatch_call *) = {
+    [COLLC_COLL_ALLGATHERV] = native_allgatherv, [COLLC_COLL_REDUCE_SCATTER] = native_rs};
+static int (*const inatives[COLLC_COLL_COUNT])(const dispatch_call *, MPI_Request *) = {
+    [COLLC_COLL_ALLGATHERV] = inative_allgatherv, [COLLC_COLL_REDUCE_SCATTER] = inative_rs};
+
+/* The fast path of counted call d (blocking, or nonblocking: d->ireq)
+ * under key k: FAST_DONE, served (natively too), *rc its result; else
+ * FAST_MISS. */
+static int counted_fast(const dispatch_call *d, const call_key *k, int *rc) {
+  int how = d->ireq ? nb_fast(d->comm, k, d->sendbuf, d->recvbuf, d->ireq, rc)
+                    : dispatch_fast(d->comm, k, d->sendbuf, d->recvbuf, rc);
+  if (how == FAST_NATIVE) *rc = d->ireq ? d->inative(d, d->ireq) : d->native(d);
+  return how == FAST_MISS ? FAST_MISS : FAST_DONE;
+}
+
+/* The call-cache key of counted call a as d holds it (vectors in c[]). */
+static call_key counted_key(const vargs *a, const dispatch_call *d, const int64_t *c) {
+  int gv = a->coll == COLLC_COLL_ALLGATHERV;
+  call_key k = {.coll = a->coll, .in_place = d->spec.in_place, .scount = gv ? a->sc : 0,
+                .rcount = (int)(d->spec.count & INT_MAX),
+                .stype = gv ? a->st : MPI_DATATYPE_NULL, .rtype = a->rt,
+                .op = gv ? MPI_OP_NULL : a->op, .chash = binding_chash(&d->spec), .counts = c,
+                .displs = d->spec.displs};
+  if (d->spec.in_place) k.stype = MPI_DATATYPE_NULL, k.scount = 0;
+  return k;
+}
+
+/* Fill in d's spec from counted call a (validated here; vectors into c[],
+ * dsp[]): MPI_SUCCESS or the error class. */
+static int counted_spec(const vargs *a, dispatch_call *d, int64_t *c, int64_t *dsp) {
+  int64_t total = 0, shift = 0;
+  int p = d->spec.p, commute = 1, gv = a->coll == COLLC_COLL_ALLGATHERV, err;
+  if ((err = vectors_in(a, p, c, gv ? dsp : NULL, &total, &shift))) return err;
+  d->spec.counts = c, d->spec.displs = gv ? dsp : NULL, d->spec.count = total;
+  if ((err = check(a, d))) return err;
+  d->spec.unit_bytes = args_bytes(1, a->rt);
+  if (!gv) PMPI_Op_commutative(a->op, &commute);
+  d->spec.commutative = commute;
+  if (shift) { /* the program's RECV starts at the lowest block */
+    MPI_Aint lb, ext;
+    PMPI_Type_get_extent(a->rt, &lb, &ext);
+    d->vshift = (long long)(shift * ext), d->recvbuf = (char *)a->rb + d->vshift;
+  }
+  return MPI_SUCCESS;
 }
 
 /* Validate and run counted call a on comm with algorithm forced (NULL: the
- * selection); fast: a blocking call of the default selection (the call
- * cache). */
-static int counted(const vargs *a, const char *forced, MPI_Comm comm, int fast) {
-  static int (*const natives[COLLC_COLL_COUNT])(const dispatch_call *) = {
-      [COLLC_COLL_ALLGATHERV] = native_allgatherv, [COLLC_COLL_REDUCE_SCATTER] = native_rs};
-  static int (*const inatives[COLLC_COLL_COUNT])(const dispatch_call *, MPI_Request *) = {
-      [COLLC_COLL_ALLGATHERV] = inative_allgatherv, [COLLC_COLL_REDUCE_SCATTER] = inative_rs};
-  int64_t c[VCOLL_MAXP], dsp[VCOLL_MAXP], total = 0, shift = 0;
-  int inter, p = 1, rank = 0, commute = 1, rc, gv = a->coll == COLLC_COLL_ALLGATHERV;
+ * selection), or with pa make its persistent or (oneshot) nonblocking
+ * request; fast: a call of the default selection (the call cache). */
+static int counted(const vargs *a, const char *forced, MPI_Comm comm, const persist_args *pa,
+                   int fast) {
+  int64_t c[VCOLL_MAXP], dsp[VCOLL_MAXP];
+  char hint[256];
+  int inter, p = 1, rank = 0, rc, gv = a->coll == COLLC_COLL_ALLGATHERV;
   int err = args_comm(comm, &inter);
   if (err) return collc_raise(MPI_COMM_NULL, err);
   PMPI_Comm_size(comm, &p);
@@ -123,53 +181,43 @@ static int counted(const vargs *a, const char *forced, MPI_Comm comm, int fast) 
                      .sendbuf = a->sb, .recvbuf = a->rb, .comm = comm,
                      .native = natives[a->coll], .inative = inatives[a->coll],
                      .vcounts = a->rc, .vdispls = a->displs, .vsendcount = a->sc};
+  if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
   if (inter || p > VCOLL_MAXP) return dispatch_native(&d, 0);
-  if ((err = vectors_in(a, p, c, gv ? dsp : NULL, &total, &shift)))
-    return collc_raise(comm, err);
-  d.spec.counts = c, d.spec.displs = gv ? dsp : NULL, d.spec.count = total;
-  if ((err = check(a, &d))) return collc_raise(comm, err);
-  d.spec.unit_bytes = args_bytes(1, a->rt);
-  if (!gv) PMPI_Op_commutative(a->op, &commute);
-  d.spec.commutative = commute;
-  if (shift) { /* the program's RECV starts at the lowest block */
-    MPI_Aint lb, ext;
-    PMPI_Type_get_extent(a->rt, &lb, &ext);
-    d.vshift = (long long)(shift * ext), d.recvbuf = (char *)a->rb + d.vshift;
-  }
-  long long bytes = (total - c[rank]) * d.spec.unit_bytes; /* native estimate */
-  call_key k = {.coll = a->coll, .in_place = d.spec.in_place, .scount = gv ? a->sc : 0,
-                .rcount = (int)(total & INT_MAX), .stype = gv ? a->st : MPI_DATATYPE_NULL,
-                .rtype = a->rt, .op = gv ? MPI_OP_NULL : a->op,
-                .chash = binding_chash(&d.spec), .counts = c, .displs = d.spec.displs};
-  if (d.spec.in_place) k.stype = MPI_DATATYPE_NULL, k.scount = 0;
-  if (fast) {
-    int how = dispatch_fast(comm, &k, d.sendbuf, d.recvbuf, &rc);
-    if (how == FAST_NATIVE) return d.native(&d);
-    if (how == FAST_DONE) return rc;
-    d.ck = &k;
-  }
+  if ((err = counted_spec(a, &d, c, dsp))) return collc_raise(comm, err);
+  long long bytes = (d.spec.count - c[rank]) * d.spec.unit_bytes; /* native estimate */
+  call_key k = counted_key(a, &d, c);
+  if (fast && counted_fast(&d, &k, &rc) == FAST_DONE) return rc;
+  if (fast) d.ck = &k;
   if (!gv && !args_reducible(a->rt, a->op)) return dispatch_native(&d, bytes);
   if (gv && !d.spec.in_place && (a->st != a->rt || a->sc != a->rc[rank]) &&
-      (err = own_block_first(a, &d)))
+      (err = own_block_first(&d)))
     return collc_raise(comm, err);
   return dispatch(&d, forced, bytes);
+}
+
+/* The arguments of an allgatherv and of a reduce_scatter. */
+static vargs gv_args(const void *sb, int sc, MPI_Datatype st, void *rb, const int *rc,
+                     const int *displs, MPI_Datatype rt) {
+  return (vargs){COLLC_COLL_ALLGATHERV, sb, sc, st, rb, rc, displs, rt, MPI_OP_NULL};
+}
+
+static vargs rs_args(const void *sb, void *rb, const int *rc, MPI_Datatype t, MPI_Op op) {
+  return (vargs){COLLC_COLL_REDUCE_SCATTER, sb, 0, MPI_DATATYPE_NULL, rb, rc, NULL, t, op};
 }
 
 int collc_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                      MPI_Comm comm) {
-  vargs a = {COLLC_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-             recvtype, MPI_OP_NULL};
-  return counted(&a, NULL, comm, 1);
+  vargs a = gv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+  return counted(&a, NULL, comm, NULL, 1);
 }
 
 int collc_allgatherv_algo(const char *algorithm, const void *sendbuf, int sendcount,
                           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                           const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-  vargs a = {COLLC_COLL_ALLGATHERV, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-             recvtype, MPI_OP_NULL};
+  vargs a = gv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
   if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
-  return counted(&a, algorithm, comm, 0);
+  return counted(&a, algorithm, comm, NULL, 0);
 }
 
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -184,18 +232,16 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 
 int collc_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  vargs a = {COLLC_COLL_REDUCE_SCATTER, sendbuf, 0, MPI_DATATYPE_NULL, recvbuf, recvcounts,
-             NULL, datatype, op};
-  return counted(&a, NULL, comm, 1);
+  vargs a = rs_args(sendbuf, recvbuf, recvcounts, datatype, op);
+  return counted(&a, NULL, comm, NULL, 1);
 }
 
 int collc_reduce_scatter_algo(const char *algorithm, const void *sendbuf, void *recvbuf,
                               const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm) {
-  vargs a = {COLLC_COLL_REDUCE_SCATTER, sendbuf, 0, MPI_DATATYPE_NULL, recvbuf, recvcounts,
-             NULL, datatype, op};
+  vargs a = rs_args(sendbuf, recvbuf, recvcounts, datatype, op);
   if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
-  return counted(&a, algorithm, comm, 0);
+  return counted(&a, algorithm, comm, NULL, 0);
 }
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
@@ -204,3 +250,83 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
     return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
   return collc_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
+
+/* Nonblocking calls (MPI-3): a request of their own (nonblocking.c). */
+int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm, MPI_Request *request) {
+  vargs a = gv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+  if (config_get()->disable)
+    return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                            recvtype, comm, request);
+  return counted(&a, NULL, comm, &(persist_args){.request = request, .oneshot = 1}, 1);
+}
+
+int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+  vargs a = rs_args(sendbuf, recvbuf, recvcounts, datatype, op);
+  if (config_get()->disable)
+    return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+  return counted(&a, NULL, comm, &(persist_args){.request = request, .oneshot = 1}, 1);
+}
+
+int collc_iallgatherv_algo(const char *algorithm, const void *sendbuf, int sendcount,
+                           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                           const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                           MPI_Request *request) {
+  vargs a = gv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+  if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
+  return counted(&a, algorithm, comm, &(persist_args){.request = request, .oneshot = 1}, 0);
+}
+
+int collc_ireduce_scatter_algo(const char *algorithm, const void *sendbuf, void *recvbuf,
+                               const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm, MPI_Request *request) {
+  vargs a = rs_args(sendbuf, recvbuf, recvcounts, datatype, op);
+  if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
+  return counted(&a, algorithm, comm, &(persist_args){.request = request, .oneshot = 1}, 0);
+}
+
+/* Persistent inits (MPI-4; the request reads recvcounts and displs, which
+ * MPI keeps unchanged while it exists, only where it is served natively). */
+int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[], const int displs[],
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request) {
+  vargs a = gv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+#ifdef PINIT
+  if (config_get()->disable)
+    return PINIT(Allgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                             recvtype, comm, info, request);
+#endif
+  return counted(&a, NULL, comm, &(persist_args){.info = info, .request = request}, 0);
+}
+
+int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                            MPI_Request *request) {
+  vargs a = rs_args(sendbuf, recvbuf, recvcounts, datatype, op);
+#ifdef PINIT
+  if (config_get()->disable)
+    return PINIT(Reduce_scatter)(sendbuf, recvbuf, recvcounts, datatype, op, comm, info,
+                                 request);
+#endif
+  return counted(&a, NULL, comm, &(persist_args){.info = info, .request = request}, 0);
+}
+
+#ifdef COLLC_MPIX_INIT
+int MPIX_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const int displs[],
+                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                         MPI_Request *request) {
+  return MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                             recvtype, comm, info, request);
+}
+
+int MPIX_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                             MPI_Request *request) {
+  return MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info,
+                                 request);
+}
+#endif

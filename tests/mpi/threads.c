@@ -6,9 +6,10 @@
  * THREADS threads per rank; thread t works on comms[t], a duplicate of
  * MPI_COMM_WORLD made before any thread starts (in thread order, so every
  * rank's comms[t] is the same communicator). Iteration it of thread t runs
- * collective it % 6 (allreduce, bcast, allgather, alltoall,
- * reduce_scatter_block, reduce) with count (it / 6) % 5 of {0, 1, 7, 100,
- * 1000} ints, in mode (it / 30 + t) % 4:
+ * collective it % 8 (allreduce, bcast, allgather, alltoall,
+ * reduce_scatter_block, reduce, allgatherv, reduce_scatter: the counted
+ * ones with count ints from every rank, packed) with count (it / 8) % 5 of
+ * {0, 1, 7, 100, 1000} ints, in mode (it / 30 + t) % 4:
  *   0  the MPI_ call (collc's selection: the default rule, so node-aware
  *      plans and the native library both appear);
  *   1  MPI_I<coll> (selection as MPI_I<coll>'s);
@@ -45,10 +46,12 @@
 
 #define THREADS 4
 #define SLACK 4 /* ints past every buffer's end that must stay untouched */
+#define THREADS_MAXP 64 /* ranks the counted collectives' arrays hold */
 
-enum { C_ALLREDUCE, C_BCAST, C_ALLGATHER, C_ALLTOALL, C_RSB, C_REDUCE, C_COUNT };
+enum { C_ALLREDUCE, C_BCAST, C_ALLGATHER, C_ALLTOALL, C_RSB, C_REDUCE, C_AGV, C_RS, C_COUNT };
 static const char *const coll_names[C_COUNT] = {"allreduce", "bcast", "allgather", "alltoall",
-                                                "reduce_scatter_block", "reduce"};
+                                                "reduce_scatter_block", "reduce", "allgatherv",
+                                                "reduce_scatter"};
 static const int counts[] = {0, 1, 7, 100, 1000};
 #define NCOUNTS (int)(sizeof counts / sizeof counts[0])
 
@@ -62,6 +65,8 @@ static const char *const algos[C_COUNT][5] = {
     {"bruck", "linear", "pairwise", "torus:d=2:linear", "bruck:3"},
     {"recexch", "cyclic", "hier", NULL, NULL},
     {"tree", "tree:3", "hier", NULL, NULL},
+    {"recexch", "cyclic", "hier", NULL, NULL},
+    {"recexch", "cyclic", "hier", NULL, NULL},
 };
 
 static MPI_Comm comms[THREADS];
@@ -80,6 +85,7 @@ typedef struct {
   const char *algo; /* NULL: the MPI_ call */
   int nb;           /* nonblocking */
   int *in, *inc, *out, *ref; /* input, its copy, ours, the reference's */
+  int vc[THREADS_MAXP], vd[THREADS_MAXP]; /* allgatherv, reduce_scatter: counts, displs */
   size_t nin, nout;          /* ints (without the slack) */
   MPI_Request req;
 } call;
@@ -105,6 +111,8 @@ static int call_make(worker *w, call *c, int coll, int n, int it, int mode, int 
   static const MPI_Op ops[] = {MPI_SUM, MPI_MAX, MPI_BXOR};
   static const char *const opnames[] = {"SUM", "MAX", "BXOR"};
   memset(c, 0, sizeof *c);
+  if ((coll == C_AGV || coll == C_RS) && p > THREADS_MAXP) /* (their arrays would not hold p) */
+    coll = coll == C_AGV ? C_ALLGATHER : C_RSB;
   c->coll = coll, c->n = n, c->it = it, c->req = MPI_REQUEST_NULL;
   c->op = ops[(it / 7) % 3], c->opname = opnames[(it / 7) % 3];
   c->root = (it / 11) % p;
@@ -114,14 +122,16 @@ static int call_make(worker *w, call *c, int coll, int n, int it, int mode, int 
     while (k < 5 && algos[coll][k]) k++;
     c->algo = algos[coll][(it / 120 + w->t) % k];
   }
-  c->in_place = (coll == C_ALLREDUCE || coll == C_ALLGATHER) && it % 5 == 3;
+  c->in_place = (coll == C_ALLREDUCE || coll == C_ALLGATHER || coll == C_AGV) && it % 5 == 3;
+  for (int q = 0; q < p && q < THREADS_MAXP; q++) c->vc[q] = n, c->vd[q] = q * n;
   size_t np = (size_t)n * (size_t)p;
   switch (coll) {
   case C_ALLREDUCE: c->nin = n, c->nout = n; break;
   case C_BCAST: c->nin = 0, c->nout = n; break;
   case C_ALLGATHER: c->nin = n, c->nout = np; break;
   case C_ALLTOALL: c->nin = np, c->nout = np; break;
-  case C_RSB: c->nin = np, c->nout = n; break;
+  case C_RSB: case C_RS: c->nin = np, c->nout = n; break;
+  case C_AGV: c->nin = n, c->nout = np; break;
   default: c->nin = n, c->nout = n; break; /* reduce */
   }
   size_t bi = (c->nin + SLACK) * sizeof(int), bo = (c->nout + SLACK) * sizeof(int);
@@ -138,7 +148,7 @@ static int call_make(worker *w, call *c, int coll, int n, int it, int mode, int 
   if (coll == C_BCAST && rank == c->root)
     for (size_t i = 0; i < c->nout; i++) c->out[i] = (int)(hi | (unsigned)i);
   if (c->in_place && coll == C_ALLREDUCE) memcpy(c->out, c->in, (size_t)n * sizeof(int));
-  if (c->in_place && coll == C_ALLGATHER)
+  if (c->in_place && (coll == C_ALLGATHER || coll == C_AGV))
     memcpy(c->out + (size_t)rank * n, c->in, (size_t)n * sizeof(int));
   memcpy(c->ref, c->out, bo);
   return 0;
@@ -177,6 +187,16 @@ static int call_run(call *c, MPI_Comm comm) {
                          : MPI_Reduce_scatter_block(sb, rb, n, MPI_INT, c->op, comm);
     return c->nb ? collc_ireduce_scatter_block_algo(a, sb, rb, n, MPI_INT, c->op, comm, q)
                  : collc_reduce_scatter_block_algo(a, sb, rb, n, MPI_INT, c->op, comm);
+  case C_AGV:
+    if (!a) return c->nb ? MPI_Iallgatherv(sb, n, MPI_INT, rb, c->vc, c->vd, MPI_INT, comm, q)
+                         : MPI_Allgatherv(sb, n, MPI_INT, rb, c->vc, c->vd, MPI_INT, comm);
+    return c->nb ? collc_iallgatherv_algo(a, sb, n, MPI_INT, rb, c->vc, c->vd, MPI_INT, comm, q)
+                 : collc_allgatherv_algo(a, sb, n, MPI_INT, rb, c->vc, c->vd, MPI_INT, comm);
+  case C_RS:
+    if (!a) return c->nb ? MPI_Ireduce_scatter(sb, rb, c->vc, MPI_INT, c->op, comm, q)
+                         : MPI_Reduce_scatter(sb, rb, c->vc, MPI_INT, c->op, comm);
+    return c->nb ? collc_ireduce_scatter_algo(a, sb, rb, c->vc, MPI_INT, c->op, comm, q)
+                 : collc_reduce_scatter_algo(a, sb, rb, c->vc, MPI_INT, c->op, comm);
   default:
     if (!a) return c->nb ? MPI_Ireduce(sb, rb, n, MPI_INT, c->op, c->root, comm, q)
                          : MPI_Reduce(sb, rb, n, MPI_INT, c->op, c->root, comm);
@@ -196,6 +216,8 @@ static int call_ref(call *c, MPI_Comm comm) {
   case C_ALLGATHER: return PMPI_Allgather(sb, n, MPI_INT, rb, n, MPI_INT, comm);
   case C_ALLTOALL: return PMPI_Alltoall(sb, n, MPI_INT, rb, n, MPI_INT, comm);
   case C_RSB: return PMPI_Reduce_scatter_block(sb, rb, n, MPI_INT, c->op, comm);
+  case C_AGV: return PMPI_Allgatherv(sb, n, MPI_INT, rb, c->vc, c->vd, MPI_INT, comm);
+  case C_RS: return PMPI_Reduce_scatter(sb, rb, c->vc, MPI_INT, c->op, comm);
   default: return PMPI_Reduce(sb, rb, n, MPI_INT, c->op, c->root, comm);
   }
 }

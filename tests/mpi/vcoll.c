@@ -4,7 +4,9 @@
  * sentinels included).
  *
  * Algorithms (collc_*_algo): native, recexch, recexch:flat, cyclic, shm
- * (recexch through the node segment: all ranks share this node), and the
+ * (recexch through the node segment: all ranks share this node), hier
+ * (node-aware: one node, or virtual ones with COLLC_NODE_SIZE, which skips
+ * shm), and the
  * MPI_ entry point (default selection, twice: the second call takes the
  * call cache). Count vectors (the same on every rank, from a shared seed):
  * all zero, each rank in turn holding everything, primes (not divisible by
@@ -175,8 +177,8 @@ static void bad_args(void) {
 }
 
 int main(int argc, char **argv) {
-  const char *algos[] = {"native", "recexch", "recexch:flat", "cyclic", "shm", NULL, NULL};
-  int c[64], nalg = 7, all = 0;
+  const char *algos[] = {"native", "recexch", "recexch:flat", "cyclic", "shm", "hier", NULL, NULL};
+  int c[64], nalg = 8, all = 0, virt = getenv("COLLC_NODE_SIZE") != NULL;
   MPI_Op mat;
   MPI_Datatype m4;
   MPI_Init(&argc, &argv);
@@ -195,6 +197,7 @@ int main(int argc, char **argv) {
   for (int v = 0; v < size + 6 && size <= 64; v++) {
     counts_of(v, c);
     for (int a = 0; a < nalg; a++) {
+      if (virt && algos[a] && !strcmp(algos[a], "shm")) continue; /* (one node only) */
       for (int lay = 0; lay < 4; lay++)
         for (int ty = 0; ty < 4; ty++)
           if (!(lay == 3 && ty == 3) && !(skip_gaps && (lay == 1 || lay == 2)))

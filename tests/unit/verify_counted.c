@@ -20,7 +20,10 @@
  * (cyclic must refuse non-commutative operations); allgatherv also with
  * displacements in reverse rank order with gaps of 2-3 elements and one
  * before the first block (gaps are not part of the result and are not
- * checked; every block element is). */
+ * checked; every block element is). Node-aware hier for both on
+ * layouts of nodes of 1, 2, 3 consecutive ranks, ranks alternating between
+ * two nodes, uneven node sizes and one node (non-commutative only where
+ * nodes hold consecutive ranks), p = 1..9. */
 #include <stdlib.h>
 #include <string.h>
 #include "algo/algo.h"
@@ -31,6 +34,7 @@
 #define MAXP 32
 
 static long cases;
+static const collc_layout *layout; /* the node layout of the runs (NULL: none) */
 
 /* Count vector number v of the kinds above for p ranks into c. */
 static void counts_of(int v, int p, int64_t *c) {
@@ -55,7 +59,7 @@ static int run(int coll, int p, const int64_t *c, const int64_t *displs, const c
   int64_t total = 0;
   for (int q = 0; q < p; q++) total += c[q];
   collc_spec s = {.coll = coll, .p = p, .count = total, .unit_bytes = 8, .in_place = ip,
-                  .commutative = comm, .counts = c, .displs = displs};
+                  .commutative = comm, .counts = c, .displs = displs, .layout = layout};
   collc_choice ch;
   verify_report R;
   char why[200] = "";
@@ -70,7 +74,7 @@ static int run(int coll, int p, const int64_t *c, const int64_t *displs, const c
         (long long)total, displs ? " gapped displs" : "", ip ? " in place" : "",
         comm ? "" : " non-commutative",
         (long long)R.errors, R.deadlock ? " (deadlock)" : "", R.first_error);
-  int exact = coll == COLLC_COLL_ALLGATHERV || !strcmp(t, "recexch:flat");
+  int exact = !layout && (coll == COLLC_COLL_ALLGATHERV || !strcmp(t, "recexch:flat"));
   CHECK(!exact || R.units == (p - 1) * total, "%s %s p=%d: %lld units moved, want %lld",
         coll_name(coll), t, p, (long long)R.units, (long long)((p - 1) * total));
   return 1;
@@ -98,6 +102,37 @@ static void run_all(int coll, int p, const int64_t *c, const int64_t *d) {
           CHECK(run(coll, p, c, d, t, ip, comm), "%s refused", t);
         }
     }
+}
+
+/* hier on layout L (name n) for p, counts c, displacements d, in place
+ * and not, commutative and not (refused only where nodes do not hold
+ * consecutive ranks). */
+static void run_hier(const collc_layout *L, const char *n, int p, const int64_t *c,
+                     const int64_t *d) {
+  layout = L;
+  for (int ip = 0; ip < 2; ip++)
+    for (int comm = 0; comm < 2; comm++) {
+      CHECK(!comm || run(COLLC_COLL_ALLGATHERV, p, c, d, "hier", ip, 1),
+            "allgatherv hier %s p=%d refused", n, p);
+      int fit = d || run(COLLC_COLL_REDUCE_SCATTER, p, c, NULL, "hier", ip, comm);
+      CHECK(fit || (!comm && !L->consecutive), "reduce_scatter hier %s p=%d refused", n, p);
+    }
+  layout = NULL;
+}
+
+/* Layout named n for p ranks: "rr2" ranks alternate between two nodes,
+ * "uneven" node sizes 1, 2, 3, ..., "one" a single node, else nodes of n
+ * consecutive ranks. */
+static collc_layout *make_layout(const char *n, int p) {
+  int id[MAXP];
+  char k[16];
+  if (!strcmp(n, "one")) snprintf(k, sizeof k, "%d", p), n = k;
+  if (strcmp(n, "rr2") && strcmp(n, "uneven")) return layout_parse(p, n);
+  for (int r = 0, node = 0, left = 1; r < p; r++) {
+    id[r] = !strcmp(n, "rr2") ? r % 2 : node;
+    if (--left == 0) left = ++node + 1;
+  }
+  return layout_new(p, id);
 }
 
 /* Programs compiled for counts a whose specs (the oracle's input: each
@@ -139,6 +174,19 @@ int main(void) {
       run_all(COLLC_COLL_REDUCE_SCATTER, ps[i], c, NULL);
       for (int q = ps[i] - 1, at = 1; q >= 0; q--) d[q] = at, at += (int)c[q] + 2 + q % 2;
       run_all(COLLC_COLL_ALLGATHERV, ps[i], c, d); /* out of order, with gaps */
+    }
+  static const char *const lays[] = {"1", "2", "3", "rr2", "uneven", "one"};
+  for (int p = 1; p <= 9; p++)
+    for (size_t l = 0; l < sizeof lays / sizeof lays[0]; l++) {
+      collc_layout *L = make_layout(lays[l], p);
+      CHECK(L != NULL, "layout %s p=%d", lays[l], p);
+      for (int v = 0; v < NVEC && L; v++) {
+        counts_of(v, p, c);
+        run_hier(L, lays[l], p, c, NULL);
+        for (int q = p - 1, at = 1; q >= 0; q--) d[q] = at, at += (int)c[q] + 2 + q % 2;
+        run_hier(L, lays[l], p, c, d);
+      }
+      layout_free(L);
     }
   must_fail(COLLC_COLL_ALLGATHERV, "recexch");
   must_fail(COLLC_COLL_ALLGATHERV, "cyclic");
