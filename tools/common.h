@@ -74,6 +74,18 @@ static inline void tool_counts(collc_spec *s, const char *list, long count) {
   s->counts = c;
 }
 
+/* Alltoallv: every rank's vectors from tool_counts' p counts C (rank q
+ * sends each rank C[q] elements, so rank r receives C[q] from each q),
+ * packed; s->vall. */
+static inline void tool_a2av_counts(collc_spec *s) {
+  int p = s->p;
+  int64_t *m = malloc((size_t)p * 2 * (size_t)p * sizeof *m);
+  for (int q = 0; m && q < p; q++)
+    for (int r = 0; r < p; r++) m[2 * p * q + r] = s->counts[q], m[2 * p * q + p + r] = s->counts[r];
+  if (!m) exit(2);
+  s->counts = m, s->vall = 1, s->count = 0;
+}
+
 /* Build spec and resolved choice from command-line words; exits 2 on error. */
 static inline void tool_setup(const char *coll, const char *algo, long p, long rank, long count,
                               const tool_opts *o, collc_spec *s, collc_choice *c) {
@@ -95,6 +107,7 @@ static inline void tool_setup(const char *coll, const char *algo, long p, long r
   s->commutative = !o->noncommutative;
   s->unit_bytes = d->per_block ? eb * count : eb;
   if (d->counted) tool_counts(s, o->counts, count);
+  if (d->counts_local) tool_a2av_counts(s);
   if (o->nodes && !(s->layout = layout_parse(s->p, o->nodes))) {
     fprintf(stderr, "bad node layout '%s' for p = %ld\n", o->nodes, p);
     exit(2);

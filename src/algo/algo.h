@@ -125,6 +125,7 @@ extern const collc_algo algo_native, algo_alltoall_pairwise, algo_alltoall_linea
     algo_rs_recexch, algo_rs_cyclic, algo_allgatherv_recexch, algo_allgatherv_cyclic,
     algo_allreduce_tree, algo_reduce_tree, algo_bcast_tree, algo_allreduce_hier,
     algo_rsb_hier, algo_allgather_hier, algo_reduce_hier, algo_bcast_hier, algo_alltoall_hier,
-    algo_barrier_dissem, algo_barrier_flags, algo_barrier_hier, algo_shm;
+    algo_barrier_dissem, algo_barrier_flags, algo_barrier_hier, algo_shm,
+    algo_alltoallv_pairwise, algo_alltoallv_linear;
 
 #endif

@@ -438,6 +438,10 @@ static int shm_resolve(const collc_spec *s, collc_choice *c, char *why, size_t w
     snprintf(why, wlen, "shm: needs every rank on one node");
     return COLLC_EUNFIT;
   }
+  if (coll_desc_of(s->coll)->counts_local && !s->vall) { /* (it compiles every rank's) */
+    snprintf(why, wlen, "shm: needs every rank's counts");
+    return COLLC_EUNFIT;
+  }
   return inner_choice(s, c, &in, why, wlen) ? COLLC_EUNFIT : 0;
 }
 

@@ -32,7 +32,8 @@
   X(BCAST)                \
   X(BARRIER)              \
   X(ALLGATHERV)           \
-  X(REDUCE_SCATTER)
+  X(REDUCE_SCATTER)       \
+  X(ALLTOALLV)
 
 enum collc_coll {
 #define COLLC_COLL_ENUM(e) COLLC_COLL_##e,
@@ -74,6 +75,12 @@ const char *buf_name(int buf);
  * lets them differ between ranks), so they key the binding, not the
  * decision; every rank's program sends and receives the same blocks in the
  * same order whatever its displs.
+ * alltoallv (coll_desc.counts_local): each rank passes only its own
+ * vectors, 2p of each: counts[0..p) the units it sends rank q (SEND units),
+ * counts[p..2p) those it receives from q (RECV units), displs the same
+ * sides' offsets (NULL: packed in rank order); vall says whether they hold
+ * every rank's (rank q's at q * 2p: the verifier's, the tools') or only
+ * s->rank's (MPI, a program's copy). count: 0 (the decision knows no counts).
  * Both borrowed from whoever made the spec; a program keeps its own copy. */
 typedef struct {
   int coll;           /* enum collc_coll */
@@ -87,6 +94,7 @@ typedef struct {
   const collc_layout *layout; /* which ranks share a node; NULL: none do */
   const int64_t *counts;      /* counted collectives: p block sizes, else NULL */
   const int64_t *displs;      /* allgatherv: p block offsets in RECV; NULL: packed */
+  int vall;                   /* alltoallv: counts, displs hold every rank's vectors */
 } collc_spec;
 
 /* Counted collectives: offset of rank r's block (displs, else packed), and its units. */
@@ -96,6 +104,14 @@ int64_t spec_block_len(const collc_spec *s, int r);
  * s->displs (0 without them), for binding keys. */
 uint64_t spec_counts_hash(const collc_spec *s);
 uint64_t spec_displs_hash(const collc_spec *s);
+/* Values in one rank's counts (and displs): p, or 2p for alltoallv. */
+int spec_vec_len(const collc_spec *s);
+/* Alltoallv, rank r's side (r must be s->rank unless s->vall): units r
+ * sends to (A2AV_SEND) or receives from (A2AV_RECV) rank q, and their
+ * offset in SEND (RECV). In place, the send side is the receive side. */
+enum { A2AV_SEND = 0, A2AV_RECV = 1 };
+int64_t a2av_count(const collc_spec *s, int r, int side, int q);
+int64_t a2av_displ(const collc_spec *s, int r, int side, int q);
 
 enum { SHAPE_STRIDED = 0, SHAPE_INDEXED = 1 };
 
@@ -193,6 +209,8 @@ typedef struct {
   int synchronizes;     /* no rank may leave before every rank has entered (barrier:
                            the verifier's oracle; no buffers, yet it is never "empty") */
   int counted;          /* blocks differ per rank: spec.counts (allgatherv, reduce_scatter) */
+  int counts_local;     /* each rank passes only its own counts (alltoallv): they bind
+                           and never decide (spec.vall) */
   int family;           /* the collective whose generators serve this one (itself, or
                            allgather for allgatherv: the same code with unequal blocks) */
   /* Units of the input (SEND, or RECV in place), of RECV (in place: large

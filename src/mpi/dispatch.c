@@ -116,7 +116,7 @@ void dispatch_decision_key(const dispatch_call *d, decision_key *k) {
     k->ext = (long long)ext, k->text = (long long)text;
   }
   k->algo[0] = 0;
-  k->chash = spec_counts_hash(s);
+  k->chash = coll_desc_of(s->coll)->counts_local ? 0 : spec_counts_hash(s); /* (alltoallv's bind) */
 }
 
 /* This rank's binding of call d. */

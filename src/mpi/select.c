@@ -92,5 +92,6 @@ int select_may_share(const collc_spec *s) {
 
 int select_simulates(const collc_spec *s) {
   int minp = config_get()->sim_min_p;
-  return minp > 0 && s->p >= minp && s->unit_bytes > 0 && !first_row(s, 1, 0);
+  return minp > 0 && s->p >= minp && s->unit_bytes > 0 && !first_row(s, 1, 0) &&
+         !coll_desc_of(s->coll)->counts_local; /* (its model needs every rank's counts) */
 }
