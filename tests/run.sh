@@ -154,6 +154,17 @@ for np in 1 2 3 4 5 6 7 8; do
 done
 run_case "openmpi/vcoll self-test must fail np=4" 120 bash -c '! "$@"' _ \
   env COLLC_TEST_BREAK=9 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_vcoll"
+# Alltoallv (tests/mpi/alltoallv.c: blocking, nonblocking and persistent, every
+# algorithm forced, against PMPI_Alltoallv on the same input); COLLC_ALLTOALLV
+# forcing the default selection (its stats line); a corrupted result must fail.
+for np in 1 2 3 4 5 6 7 8; do
+  run_case "openmpi/alltoallv np=$np" 120 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_alltoallv"
+done
+run_case "openmpi/alltoallv COLLC_ALLTOALLV=pairwise np=3" 120 expect_stats \
+  "^collc-stats: alltoallv pairwise calls=[0-9]+ bytes=[0-9]+ from=env" \
+  env COLLC_ALLTOALLV=pairwise COLLC_STATS=1 "${OMPIRUN[@]}" 3 "$OMPI/tests/mpi_alltoallv"
+run_case "openmpi/alltoallv self-test must fail np=4" 120 bash -c '! "$@"' _ \
+  env COLLC_TEST_BREAK=9 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_alltoallv"
 # Batches (issue 16): the host batch executor against the scalar path, byte
 # for byte, every registry algorithm, p = 1..8 in one process; then whole
 # collectives with COLLC_EXEC=batch against native (the stats line proves
@@ -451,6 +462,10 @@ run_case "openmpi/collc-bench -C barrier: every variant timed np=4" 120 expect_a
 echo "== MPI tests, MPICH (fewer cases: MPICH is slow when oversubscribed)"
 for np in 1 2 3 4; do
   run_case "mpich/vcoll np=$np" 300 "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_vcoll"
+done
+for np in 1 2 3 4 5; do
+  run_case "mpich/alltoallv quick np=$np" 120 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
+    "$MPICH/tests/mpi_alltoallv"
 done
 for np in 1 2 3 5 6 8; do
   run_case "mpich/alltoall np=$np" 300 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \

@@ -25,6 +25,8 @@ typedef struct dispatch_call {
   const int *vcounts, *vdispls; /* recvcounts; allgatherv's displs */
   int vsendcount;               /* allgatherv's sendcount */
   long long vshift;             /* bytes recvbuf was moved by (negative displs): undone natively */
+  const int *vscounts, *vsdispls; /* alltoallv's send side (alltoallv.c) */
+  long long vsshift;              /* bytes sendbuf was moved by, as vshift */
 } dispatch_call;
 
 /* A persistent init's own arguments, or (oneshot) a nonblocking call's
