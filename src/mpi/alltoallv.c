@@ -15,9 +15,9 @@
  * Units are elements: of sendtype in SEND, of recvtype in RECV.
  * Negative displacements move the buffer base (vsshift, vshift), undone for
  * the native call. A rank whose sendtype and recvtype differ in size copies
- * its own block locally (PMPI_Sendrecv on MPI_COMM_SELF) and compiles its
- * program without it (blocking and nonblocking calls; skipping the call
- * cache); a persistent init there is MPI_ERR_TYPE (not done). Above
+ * its own block locally (PMPI_Sendrecv on MPI_COMM_SELF: at the call, or a
+ * persistent request's at each start, dispatch_call.prestart) and compiles
+ * its program without it (such a call skips the call cache). Above
  * A2AV_MAXP ranks (the vectors live on the stack: nothing is allocated per
  * call) the calls are native. */
 #include <limits.h>
@@ -104,16 +104,14 @@ static int vectors(const a2av_args *a, dispatch_call *d, int64_t *c, int64_t *ds
   return MPI_SUCCESS;
 }
 
-/* A rank whose types differ in size: its own block copied now (local),
- * and left out of its program (see the header). */
-static int own_block_first(const a2av_args *a, dispatch_call *d, int64_t *c) {
-  int r = d->spec.rank, p = d->spec.p;
-  const char *from = (const char *)a->sb + (MPI_Aint)a->sd[r] * extent_of(a->st);
-  char *to = (char *)a->rb + (MPI_Aint)a->rd[r] * extent_of(a->rt);
-  int rc = PMPI_Sendrecv(from, a->sc[r], a->st, 0, 0, to, a->rc[r], a->rt, 0, 0, MPI_COMM_SELF,
-                         MPI_STATUS_IGNORE);
-  c[r] = c[p + r] = 0, d->ck = NULL;
-  return rc;
+/* A rank whose types differ in size: its own block copied (local; d's
+ * prestart, see the header). */
+static int own_block(const dispatch_call *d) {
+  int r = d->spec.rank;
+  const char *from = (const char *)user_sb(d) + (MPI_Aint)d->vsdispls[r] * extent_of(d->bind.sendtype);
+  char *to = (char *)user_rb(d) + (MPI_Aint)d->vdispls[r] * extent_of(d->bind.recvtype);
+  return PMPI_Sendrecv(from, d->vscounts[r], d->bind.sendtype, 0, 0, to, d->vcounts[r],
+                       d->bind.recvtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
 }
 
 /* Bytes this rank sends other ranks (the native call's count). */
@@ -165,8 +163,9 @@ static int alltoallv(const a2av_args *a, const char *forced, MPI_Comm comm,
                 .op = MPI_OP_NULL, .chash = binding_chash(&d.spec), .counts = c, .displs = dsp};
   if (cached && !d.request && fast(a, &d, &k, d.ireq, &rc) != FAST_MISS) return rc;
   if (!in_place && args_bytes(1, a->st) != args_bytes(1, a->rt) && (c[rank] || c[p + rank])) {
-    if (d.request) return collc_raise(comm, MPI_ERR_TYPE); /* (not done: see the header) */
-    if ((err = own_block_first(a, &d, c))) return collc_raise(comm, err);
+    c[rank] = c[p + rank] = 0, d.ck = NULL; /* (its program leaves the own block out) */
+    if (d.request) d.prestart = own_block; /* (at each start) */
+    else if ((err = own_block(&d))) return collc_raise(comm, err);
   }
   return dispatch(&d, forced, sent_bytes(a, &d));
 }

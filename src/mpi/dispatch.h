@@ -27,6 +27,9 @@ typedef struct dispatch_call {
   long long vshift;             /* bytes recvbuf was moved by (negative displs): undone natively */
   const int *vscounts, *vsdispls; /* alltoallv's send side (alltoallv.c) */
   long long vsshift;              /* bytes sendbuf was moved by, as vshift */
+  /* A plan's local step before each execution (alltoallv: an own block its
+   * program leaves out), NULL: none. MPI_SUCCESS or an MPI code. */
+  int (*prestart)(const struct dispatch_call *d);
 } dispatch_call;
 
 /* A persistent init's own arguments, or (oneshot) a nonblocking call's

@@ -249,6 +249,7 @@ int request_create(const dispatch_call *d, int kind, req_plan *rp, int algo, lon
   if (rp) r->rp = *rp, *rp = (req_plan){0};
   r->d = *d;
   r->d.request = NULL, r->d.hint = NULL, r->d.ck = NULL;
+  r->d.spec.counts = r->d.spec.displs = NULL; /* (the caller's: its plan holds copies) */
   r->nreq = MPI_REQUEST_NULL;
   if (kind == REQ_PLAN && (r->st = state_get(d->comm, 0)))
     r->w = (exec_where){r->st->priv, r->rp.tag, r->rp.gdup, r->rp.seg, NULL};
@@ -354,7 +355,9 @@ void request_quiesce(collc_state *st) {
 static int start(preq *r) {
   int done = 1, rc = MPI_SUCCESS;
   if (r->state != REQ_IDLE) return MPI_ERR_REQUEST;
-  if (r->kind == REQ_PLAN) rc = ctx_start(r->ctx, r->rp.pl, &r->w, r->d.sendbuf, r->d.recvbuf, &done);
+  if (r->kind == REQ_PLAN && r->d.prestart) rc = r->d.prestart(&r->d);
+  if (r->kind == REQ_PLAN && !rc)
+    rc = ctx_start(r->ctx, r->rp.pl, &r->w, r->d.sendbuf, r->d.recvbuf, &done);
   else if (r->kind == REQ_NATIVE) done = 0, rc = r->d.inative(&r->d, &r->nreq);
   if (rc) {
     PMPI_Error_class(rc, &rc);
