@@ -50,11 +50,10 @@ static int direct_input(collc_prog *P, const collc_spec *s) {
               opnd(BUF_TMP, 0, prog_shape_contig(P, all)));
     return BUF_TMP;
   }
-  if (n && n != a2av_count(s, r, A2AV_RECV, r))
-    prog_fail(P, COLLC_EINVAL, "own block: %lld units sent, %lld received", (long long)n,
-              (long long)a2av_count(s, r, A2AV_RECV, r));
-  else if (n)
-    prog_copy(P, block(P, s, BUF_SEND, A2AV_SEND, r), block(P, s, BUF_RECV, A2AV_RECV, r));
+  if (a2av_count(s, r, A2AV_RECV, r) < n) n = a2av_count(s, r, A2AV_RECV, r);
+  if (n) /* (MPI requires equal counts; fewer sent fill the block's first units, as MPI's) */
+    prog_copy(P, opnd(BUF_SEND, a2av_displ(s, r, A2AV_SEND, r), prog_shape_contig(P, n)),
+              opnd(BUF_RECV, a2av_displ(s, r, A2AV_RECV, r), prog_shape_contig(P, n)));
   return BUF_SEND;
 }
 
