@@ -727,6 +727,8 @@ for np in 1 4 7; do
   run_case "asan/alltoall np=$np" 300 env ASAN_OPTIONS=detect_leaks=0 \
     "${OMPIRUN[@]}" $np build-asan/tests/mpi_alltoall
 done
+run_case "asan/alltoallv np=3" 120 env ASAN_OPTIONS=detect_leaks=0 \
+  "${OMPIRUN[@]}" 3 build-asan/tests/mpi_alltoallv
 run_case "asan/kernels np=2" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 2 build-asan/tests/mpi_kernels
 for np in 2 5; do
