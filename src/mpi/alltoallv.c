@@ -26,6 +26,7 @@
 #include "dispatch.h"
 #include "pinit.h"
 #include "../plan/config.h"
+#include "../exec/exec.h"
 
 #define A2AV_MAXP 512
 
@@ -80,26 +81,36 @@ static MPI_Aint extent_of(MPI_Datatype t) {
   return ext;
 }
 
+/* Bytes of one element of t into *size: MPI_SUCCESS or MPI_ERR_TYPE. */
+static int type_size(MPI_Datatype t, MPI_Count *size) {
+  if (t == MPI_DATATYPE_NULL || PMPI_Type_size_x(t, size) != MPI_SUCCESS) return MPI_ERR_TYPE;
+  return MPI_SUCCESS;
+}
+
+/* A buffer for total elements of size bytes of t: NULL with data and a
+ * predefined type is MPI_ERR_BUFFER (args_buffer's rule). */
+static int buffer_ok(const void *b, int64_t total, MPI_Count size, MPI_Datatype t) {
+  return !b && total * size > 0 && exec_type_named(t) ? MPI_ERR_BUFFER : MPI_SUCCESS;
+}
+
 /* Both sides of a into d's spec (c, dsp: 2p each) and buffers; MPI error
- * class of bad arguments. */
+ * class of bad arguments. Each type is asked its size once (a hot path). */
 static int vectors(const a2av_args *a, dispatch_call *d, int64_t *c, int64_t *dsp) {
-  int p = d->spec.p, in_place = a->sb == MPI_IN_PLACE, err;
+  int p = d->spec.p, r = d->spec.rank, in_place = a->sb == MPI_IN_PLACE, err;
   int64_t rtot, stot = 0, rsh, ssh = 0;
+  MPI_Count rsize = 0, ssize = 0;
   if (a->rb == MPI_IN_PLACE) return MPI_ERR_BUFFER;
-  if ((err = args_count_type(0, a->rt)) || (!in_place && (err = args_count_type(0, a->st))))
+  if ((err = type_size(a->rt, &rsize)) || (!in_place && (err = type_size(a->st, &ssize))))
     return err;
   if ((err = side_in(a->rc, a->rd, p, c + p, dsp + p, &rtot, &rsh))) return err;
   for (int q = 0; in_place && q < p; q++) c[q] = dsp[q] = 0; /* (unused: the receive side) */
   if (!in_place && (err = side_in(a->sc, a->sd, p, c, dsp, &stot, &ssh))) return err;
-  if (rtot > INT_MAX || stot > INT_MAX) return MPI_ERR_COUNT; /* (the buffer checks' int) */
-  if ((err = args_buffer(a->rb, (int)rtot, a->rt))) return err;
-  if (!in_place && (err = args_buffer(a->sb, (int)stot, a->st))) return err;
-  int r = d->spec.rank;
-  if (!in_place && args_bytes(a->sc[r], a->st) > args_bytes(a->rc[r], a->rt))
-    return MPI_ERR_TRUNCATE;
-  d->vshift = (long long)(rsh * extent_of(a->rt)), d->recvbuf = (char *)a->rb + d->vshift;
-  if (!in_place) d->vsshift = (long long)(ssh * extent_of(a->st)),
-                 d->sendbuf = (const char *)a->sb + d->vsshift;
+  if ((err = buffer_ok(a->rb, rtot, rsize, a->rt))) return err;
+  if (!in_place && (err = buffer_ok(a->sb, stot, ssize, a->st))) return err;
+  if (!in_place && a->sc[r] * ssize > a->rc[r] * rsize) return MPI_ERR_TRUNCATE;
+  if (rsh) d->vshift = (long long)(rsh * extent_of(a->rt)), d->recvbuf = (char *)a->rb + d->vshift;
+  if (ssh) d->vsshift = (long long)(ssh * extent_of(a->st)),
+           d->sendbuf = (const char *)a->sb + d->vsshift;
   d->spec.counts = c, d->spec.displs = dsp;
   return MPI_SUCCESS;
 }
