@@ -7,7 +7,9 @@
  * deadlock; independently of the generators, exactly the off-diagonal
  * counts move (sum over q != r of what q sends r). That the oracle can
  * fail: programs whose receive displacements are swapped between two
- * blocks of equal size must be rejected.
+ * blocks of equal size must be rejected. The simulator (paper preset)
+ * runs every case too: it must finish, with one message per nonzero
+ * off-diagonal count and exactly their bytes.
  *
  * Cases: p = 1..16; count matrices all zero, one rank sending everything,
  * one rank receiving everything, primes (divisible by nothing), and 8
@@ -18,6 +20,7 @@
 #include <string.h>
 #include "algo/algo.h"
 #include "check/verify.h"
+#include "check/simulate.h"
 #include "unit.h"
 #include "rng.h"
 
@@ -69,6 +72,14 @@ static int64_t moved(int p, const int64_t *c) {
   return n;
 }
 
+/* Nonzero off-diagonal counts of c (the messages). */
+static int64_t nonzero(int p, const int64_t *c) {
+  int64_t n = 0;
+  for (int q = 0; q < p; q++)
+    for (int r = 0; r < p; r++) n += q != r && c[2 * p * q + r];
+  return n;
+}
+
 /* Verify c, d under algorithm t; in place ip. */
 static void run(int p, const int64_t *c, const int64_t *d, const char *t, int ip) {
   collc_spec s = {.coll = COLLC_COLL_ALLTOALLV, .p = p, .unit_bytes = 1, .in_place = ip,
@@ -86,6 +97,15 @@ static void run(int p, const int64_t *c, const int64_t *d, const char *t, int ip
         R.first_error);
   CHECK(R.units == moved(p, c), "%s p=%d: %lld units moved, want %lld", t, p,
         (long long)R.units, (long long)moved(p, c));
+  static sim_params M;
+  static int have_m;
+  sim_report S = {0};
+  if (!have_m) have_m = !sim_params_parse("paper", &M, why, sizeof why);
+  CHECK(have_m && sim_choice(&s, &ch, &M, &S), "simulate %s p=%d: %s", t, p, S.error);
+  CHECK(S.messages == nonzero(p, c) && S.bytes == moved(p, c) * s.unit_bytes,
+        "simulate %s p=%d: %lld messages, %lld bytes; want %lld, %lld", t, p,
+        (long long)S.messages, (long long)S.bytes, (long long)nonzero(p, c),
+        (long long)(moved(p, c) * s.unit_bytes));
 }
 
 /* Rank 0's program compiled with its receive blocks from ranks 1 and 2
