@@ -156,7 +156,8 @@ run_case "openmpi/vcoll self-test must fail np=4" 120 bash -c '! "$@"' _ \
   env COLLC_TEST_BREAK=9 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_vcoll"
 # Alltoallv (tests/mpi/alltoallv.c: blocking, nonblocking and persistent, every
 # algorithm forced, against PMPI_Alltoallv on the same input), on virtual nodes too; COLLC_ALLTOALLV
-# forcing the default selection (its stats line); a corrupted result must fail.
+# forcing the default selection (its stats line); the guard serving Open MPI's
+# in-place Ialltoallv (its stats line); a corrupted result must fail.
 for np in 1 2 3 4 5 6 7 8; do
   run_case "openmpi/alltoallv np=$np" 120 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_alltoallv"
 done
@@ -165,6 +166,9 @@ run_case "openmpi/alltoallv np=5 node=2" 120 env COLLC_NODE_SIZE=2 "${OMPIRUN[@]
 run_case "openmpi/alltoallv COLLC_ALLTOALLV=pairwise np=3" 120 expect_stats \
   "^collc-stats: alltoallv pairwise calls=[0-9]+ bytes=[0-9]+ from=env" \
   env COLLC_ALLTOALLV=pairwise COLLC_STATS=1 "${OMPIRUN[@]}" 3 "$OMPI/tests/mpi_alltoallv"
+run_case "openmpi/alltoallv guard: in-place ialltoallv served by linear np=2" 120 expect_stats \
+  "^collc-stats: ialltoallv linear calls=[0-9]+ bytes=[0-9]+ from=guard" \
+  env COLLC_STATS=1 "${OMPIRUN[@]}" 2 "$OMPI/tests/mpi_alltoallv"
 run_case "openmpi/alltoallv self-test must fail np=4" 120 bash -c '! "$@"' _ \
   env COLLC_TEST_BREAK=9 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_alltoallv"
 # Batches (issue 16): the host batch executor against the scalar path, byte

@@ -70,6 +70,7 @@ static const char *selection(dispatch_call *d, const char *forced, collc_state *
 const char *dispatch_guarded(dispatch_call *d, const char *text) {
   const char *g = strcmp(text, "native") ? NULL
                                           : guard_text(&d->spec, d->bind.recvtype, d->bind.op);
+  if (!g && !strcmp(text, "native") && (d->ireq || d->request)) g = guard_nonblocking(&d->spec);
   if (g) d->src = SRC_GUARD;
   return g ? g : text;
 }
