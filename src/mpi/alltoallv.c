@@ -47,6 +47,7 @@ static const void *user_sb(const dispatch_call *d) {
 
 static void *user_rb(const dispatch_call *d) { return (char *)d->recvbuf - d->vshift; }
 
+/* d's native call, blocking and nonblocking (the user's arguments). */
 static int native_a2av(const dispatch_call *d) {
   return PMPI_Alltoallv(user_sb(d), d->vscounts, d->vsdispls, d->bind.sendtype, user_rb(d),
                         d->vcounts, d->vdispls, d->bind.recvtype, d->comm);
@@ -167,8 +168,8 @@ static int alltoallv(const a2av_args *a, const char *forced, MPI_Comm comm,
                      .native = native_a2av, .inative = inative_a2av,
                      .vcounts = a->rc, .vdispls = a->rd, .vscounts = a->sc, .vsdispls = a->sd};
   if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
+  if (inter || p > A2AV_MAXP) return dispatch_native(&d, 0); /* (before c[] is filled) */
   if ((err = vectors(a, &d, c, dsp))) return collc_raise(comm, err);
-  if (inter || p > A2AV_MAXP) return dispatch_native(&d, sent_bytes(a, &d));
   call_key k = {.coll = COLLC_COLL_ALLTOALLV, .in_place = in_place, .scount = 1, .rcount = 1,
                 .stype = in_place ? MPI_DATATYPE_NULL : a->st, .rtype = a->rt,
                 .op = MPI_OP_NULL, .chash = binding_chash(&d.spec), .counts = c, .displs = dsp};

@@ -22,7 +22,8 @@
  * schedule tags out of step, and a later native Ialltoallv of the other
  * ranks hangs: this test hung so before the guard).
  * Bad arguments (every rank alike): a negative count (MPI_ERR_COUNT), NULL
- * recvcounts (MPI_ERR_ARG), MPI_IN_PLACE as recvbuf (MPI_ERR_BUFFER).
+ * recvcounts (MPI_ERR_ARG), MPI_IN_PLACE as recvbuf (MPI_ERR_BUFFER). An
+ * intercommunicator (native).
  * Self-test: COLLC_TEST_BREAK=N corrupts the N-th result on the last rank:
  * the program must fail. COLLC_TEST_QUICK=1: fewer matrices and types (all
  * zero, one rank receiving everything, primes, random; no contiguous(2, int));
@@ -217,6 +218,26 @@ static void bad_args(void) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+/* An intercommunicator (two halves) goes to the library: one int to every
+ * remote rank, each must arrive. */
+static void inter(void) {
+  MPI_Comm half, ic;
+  int lo = rank < size / 2, n, c[MAXP], d[MAXP], sb[MAXP], rb[MAXP];
+  if (size < 2) return;
+  MPI_Comm_split(MPI_COMM_WORLD, lo, rank, &half);
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, lo ? size / 2 : 0, 7, &ic);
+  MPI_Comm_remote_size(ic, &n);
+  for (int q = 0; q < n; q++) c[q] = 1, d[q] = q, sb[q] = rank * 100 + q, rb[q] = -1;
+  MPI_Alltoallv(sb, c, d, MPI_INT, rb, c, d, MPI_INT, ic);
+  int mine, first = lo ? size / 2 : 0;
+  MPI_Comm_rank(half, &mine);
+  for (int q = 0; q < n; q++, checks++)
+    if (rb[q] != (first + q) * 100 + mine)
+      printf("FAIL rank %d: intercommunicator block %d is %d\n", rank, q, rb[q]), fails++;
+  MPI_Comm_free(&ic);
+  MPI_Comm_free(&half);
+}
+
 int main(int argc, char **argv) {
   MPI_Datatype v;
   MPI_Init(&argc, &argv);
@@ -250,6 +271,7 @@ int main(int argc, char **argv) {
     }
   }
   bad_args();
+  inter();
   int all = 0;
   MPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) printf("alltoallv p=%d: %ld checks, %d failed\n", size, checks, all);
