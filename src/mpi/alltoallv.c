@@ -163,7 +163,8 @@ static int alltoallv(const a2av_args *a, const char *forced, MPI_Comm comm,
   int in_place = a->sb == MPI_IN_PLACE;
   dispatch_call d = {.spec = {.coll = COLLC_COLL_ALLTOALLV, .p = p, .rank = rank,
                               .unit_bytes = 1, .in_place = in_place, .commutative = 1},
-                     .bind = {1, 1, in_place ? a->rt : a->st, a->rt, MPI_OP_NULL},
+                     .bind = {.sendcount = 1, .recvcount = 1, .sendtype = in_place ? a->rt : a->st,
+                              .recvtype = a->rt, .op = MPI_OP_NULL},
                      .sendbuf = a->sb, .recvbuf = a->rb, .comm = comm,
                      .native = native_a2av, .inative = inative_a2av,
                      .vcounts = a->rc, .vdispls = a->rd, .vscounts = a->sc, .vsdispls = a->sd};
