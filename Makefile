@@ -5,7 +5,9 @@
 #   make check                every test, Open MPI and MPICH (installs missing packages as root)
 #   make bench                the main benchmark on this machine (see README)
 #   make bench-scale          all-to-all at p = 1152 under SimGrid SMPI (docs/scale.md)
-#   make tune [TUNE_NP=2]     collc-tune: a tuning file of this machine (bench/out/)
+#   make tune                 collc-tune at p = 2, 4, 8 (about 10 min), then the built-in
+#                             rule regenerated from the runs (tuning/builtin.json)
+#   make tune TUNE_NP=2       collc-tune at one p: a tuning file (bench/out/), nothing else
 #   make install PREFIX=/p    install library, header, tools, pkg-config file
 #   make asan                 sanitizer build into build-asan/
 #   make tsan                 ThreadSanitizer build into build-tsan/ (tests/run.sh runs the
@@ -180,16 +182,36 @@ bench: deps
 	$(MAKE) all BUILD=build-openmpi MPICC=mpicc.openmpi
 	bench/run.sh
 
-# Tune the default rule at p = TUNE_NP on this machine (collc-tune; TUNE_ARGS, e.g.
-# --quick or --budget 1200): a tuning file for COLLC_TUNING, bench/out/tuning-p<NP>.json.
-TUNE_NP   ?= 2
-TUNE_ARGS ?=
+# make tune: collc-tune (Open MPI, oversubscribed beyond the cores) at each p of TUNE_PS,
+# TUNE_BUDGET seconds each, its collectives and their nonblocking forms up to TUNE_MAX bytes
+# (TUNE_MAX_OVER where p exceeds the cores: there one 4 MiB-per-block all-to-all takes
+# ~0.2 s, and the tuner's 10 repetitions of 4 variants x 5 calls per size outrun any
+# budget), into bench/out/tuning-p<P>.json; then bench/tune-builtin.sh merges the runs' rows with the
+# hand-written ones into TUNE_BUILTIN (default the built-in rule itself, compiled in by the
+# next build; a scratch file to try the pipeline, e.g. TUNE_ARGS=--quick TUNE_BUDGET=20
+# TUNE_BUILTIN=/tmp/builtin.json). TUNE_ARGS go last (they override). With TUNE_NP: one run
+# at that p with TUNE_ARGS only (a tuning file for COLLC_TUNING), the built-in rule untouched.
+TUNE_NP      ?=
+TUNE_PS      ?= 2 4 8
+TUNE_BUDGET  ?= 180
+TUNE_MAX     ?= 4194304
+TUNE_MAX_OVER ?= 1048576
+TUNE_COLLS   ?= alltoall,allreduce,reduce_scatter_block,allgather,reduce,bcast
+TUNE_ARGS    ?=
+TUNE_BUILTIN ?= tuning/builtin.json
+TUNE_RUN      = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun.openmpi \
+  --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 --mca op ^avx -np
 tune: deps
 	$(MAKE) tools BUILD=build-openmpi MPICC=mpicc.openmpi
 	@mkdir -p bench/out
-	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun.openmpi --oversubscribe \
-	  --bind-to none --mca mpi_yield_when_idle 1 --mca op ^avx -np $(TUNE_NP) \
-	  build-openmpi/bin/collc-tune -o bench/out/tuning-p$(TUNE_NP).json $(TUNE_ARGS)
+ifneq ($(TUNE_NP),)
+	$(TUNE_RUN) $(TUNE_NP) build-openmpi/bin/collc-tune -o bench/out/tuning-p$(TUNE_NP).json $(TUNE_ARGS)
+else
+	set -e; for p in $(TUNE_PS); do m=$(TUNE_MAX); [ $$p -le $$(nproc) ] || m=$(TUNE_MAX_OVER); \
+	  $(TUNE_RUN) $$p build-openmpi/bin/collc-tune -o bench/out/tuning-p$$p.json -C $(TUNE_COLLS) \
+	    --nb -m $$m --budget $(TUNE_BUDGET) $(TUNE_ARGS); done
+	bench/tune-builtin.sh tuning/builtin.json $(TUNE_BUILTIN) $(foreach p,$(TUNE_PS),bench/out/tuning-p$(p).json)
+endif
 
 # The torus paper's all-to-all (and allreduce) at p = 1152 simulated ranks
 # under SMPI (bench/scale.sh; results in bench/out/scale/, docs/scale.md).

@@ -256,17 +256,17 @@ run_case "openmpi/collc-bench --overhead np=2" 120 bash -c \
   'out=$("$@") && echo "$out" && [ "$(echo "$out" | grep -Ec "^  i[a-z_]+( +-?[0-9.]+){5}$")" = 6 ] &&
    [ "$(echo "$out" | grep -Ec "^  [a-z_]+( +-?[0-9.]+){3}$")" = 6 ]' _ \
   env COLLC_ALLREDUCE=recexch COLLC_BCAST=tree "${OMPIRUN[@]}" 2 "$OMPI/bin/collc-bench" --overhead 1 200
-# The default rule asks the simulator from COLLC_SIM_MIN_P ranks: latency-bound
-# (1 ms per message), p = 8 without shared memory, it predicts linear (one
-# round) 3x faster than the modelled native (Bruck, 3 rounds); bad parameters
-# warn and keep native.
-run_case "openmpi/rule by simulation np=8 picks linear" 120 expect_stats \
+# The default rule asks the simulator from COLLC_SIM_MIN_P ranks where no row applies:
+# latency-bound (1 ms per message), p = 9 without shared memory, it predicts linear (one
+# round) 4x faster than the modelled native (Bruck, 4 rounds); bad parameters warn and keep
+# native. (p = 9 and 5: no all-to-all row there, hand-written or from make tune's p = 2, 4, 8.)
+run_case "openmpi/rule by simulation np=9 picks linear" 120 expect_stats \
   '^collc-stats: alltoall linear calls=[0-9]+ bytes=[0-9]+ from=simulator$' \
-  env COLLC_SHM=0 COLLC_STATS=1 COLLC_SIM_MIN_P=8 COLLC_SIM_PARAMS="paper lat=1e-3" \
-  "${OMPIRUN[@]}" 8 "$OMPI/bin/collc-bench" -c 1 -a 'native;default' -r 2 -w 1
+  env COLLC_SHM=0 COLLC_STATS=1 COLLC_SIM_MIN_P=9 COLLC_SIM_PARAMS="paper lat=1e-3" \
+  "${OMPIRUN[@]}" 9 "$OMPI/bin/collc-bench" -c 1 -a 'native;default' -r 2 -w 1
 run_case "openmpi/rule by simulation, bad parameters: native" 120 expect_stats \
-  'COLLC_SIM_PARAMS.*keeps native' env COLLC_SHM=0 COLLC_STATS=1 COLLC_SIM_MIN_P=4 \
-  COLLC_SIM_PARAMS="paper lat=x" "${OMPIRUN[@]}" 4 "$OMPI/bin/collc-bench" -c 1 -a 'native;default' -r 2 -w 1
+  'COLLC_SIM_PARAMS.*keeps native' env COLLC_SHM=0 COLLC_STATS=1 COLLC_SIM_MIN_P=5 \
+  COLLC_SIM_PARAMS="paper lat=x" "${OMPIRUN[@]}" 5 "$OMPI/bin/collc-bench" -c 1 -a 'native;default' -r 2 -w 1
 # shm (any algorithm's messages through the segment) on one node of np ranks
 # (np <= 4 ran above with node=4).
 for np in 5 6 7 8; do
@@ -389,13 +389,24 @@ run_case "openmpi/nonblocking self-test must fail np=4" 60 bash -c '! "$@"' _ \
 run_case "openmpi/nonblocking preload stats (iallreduce recexch) np=6" 120 expect_stats \
   '^collc-stats: iallreduce recexch calls=110 bytes=[1-9]' env COLLC_STATS=1 COLLC_ALLREDUCE=recexch \
   "${OMPIRUN[@]}" 6 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_nonblocking_preload"
-# The rule's nonblocking rows (Open MPI, p = 2): MPI_Ireduce of 4000 bytes and less is a tree.
-run_case "openmpi/nonblocking preload rule (ireduce tree) np=2" 120 expect_stats \
-  '^collc-stats: ireduce tree calls=[1-9]' env COLLC_STATS=1 \
+# The rule's nonblocking rows (Open MPI, p = 2) decide MPI_Ireduce of 28 and 4000 bytes (the
+# program's sizes): as committed a tree; the algorithm is read from tuning/builtin.json with jq
+# (builtin_nb: make tune regenerates the rule, and its nb rows cover every size from 0).
+builtin_nb() {
+  jq -r --arg c "$1" --argjson b "$2" --argjson p "$3" '[.rules[] | select(.lib == "Open MPI" and
+    .coll == $c and .nb and .pmin <= $p and $p <= (.pmax // $p) and .bmin <= $b and
+    $b <= (.bmax // $b))][0].algo // "NONE" | sub(":.*"; "")' tuning/builtin.json
+}
+ireduce_nb=()
+for b in 28 4000; do
+  ireduce_nb+=("^collc-stats: ireduce $(builtin_nb reduce $b 2) calls=[1-9][0-9]* bytes=[0-9]+ from=builtin$")
+done
+run_case "openmpi/nonblocking preload rule (ireduce $(builtin_nb reduce 4000 2)) np=2" 120 \
+  expect_all "${ireduce_nb[@]}" -- env COLLC_STATS=1 \
   "${OMPIRUN[@]}" 2 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_nonblocking_preload"
 # ... and a tuning file's row for (blocking) reduce does not hide it.
-run_case "openmpi/nonblocking preload rule under a tuning file (ireduce tree) np=2" 120 \
-  expect_stats '^collc-stats: ireduce tree calls=[1-9][0-9]* bytes=[0-9]+ from=builtin' env \
+run_case "openmpi/nonblocking preload rule under a tuning file (ireduce nb row) np=2" 120 \
+  expect_all "${ireduce_nb[@]}" -- env \
   COLLC_STATS=1 COLLC_TUNING="$PWD/tests/data/reduce_native_p2.json" \
   "${OMPIRUN[@]}" 2 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_nonblocking_preload"
 # COLLC_ALLREDUCE=hier before any blocking call: the nonblocking calls are native, with a warning.
@@ -403,6 +414,16 @@ run_case "openmpi/nonblocking preload COLLC_ALLREDUCE=hier unset: native np=4" 1
   '^collc-stats: iallreduce native calls=110 ' \
   env COLLC_STATS=1 COLLC_ALLREDUCE=hier \
   "${OMPIRUN[@]}" 4 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_nonblocking_preload"
+# The call memo across communicators freed and made again (the handle
+# reused): default rule, and collc's plans forced for every collective.
+MEMO_FORCED=(COLLC_ALLREDUCE=recexch COLLC_BCAST=tree COLLC_ALLGATHER=recexch
+  COLLC_ALLTOALL=pairwise COLLC_REDUCE=tree COLLC_REDUCE_SCATTER_BLOCK=recexch COLLC_BARRIER=dissem)
+for np in 1 3 4; do
+  run_case "openmpi/memo preload np=$np" 120 "${OMPIRUN[@]}" $np \
+    -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_memo_preload"
+  run_case "openmpi/memo preload, plans forced np=$np" 120 env "${MEMO_FORCED[@]}" \
+    "${OMPIRUN[@]}" $np -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_memo_preload"
+done
 run_case "openmpi/valgrind nonblocking np=2" 300 tests/valgrind_leaks.sh \
   "${OMPIRUN[@]}" 2 -- "$OMPI/tests/mpi_nonblocking"
 for np in 1 2 3 4 5 6 7 8; do
@@ -438,6 +459,27 @@ for np in 2 3; do
   run_case "openmpi/collc-tune --quick, the file decides np=$np" 300 \
     tests/tune_mpi.sh "Open MPI" "$OMPI" $np "${OMPIRUN[@]}"
 done
+# collc-bench -C i<coll>: each nonblocking form (MPI_I<coll> + MPI_Wait), every default
+# variant checked bitwise against PMPI_I<coll>; plans that need set-up (hier, shm) left
+# out, said so; no persistent form (-P: bad arguments).
+bench_nb() {
+  local c out
+  for c in ialltoall iallreduce ireduce_scatter_block iallgather ireduce ibcast ibarrier; do
+    out=$(COLLC_STATS=1 "$@" "$OMPI/bin/collc-bench" -C $c -c 1,100 -w 1 -r 2 2>&1) ||
+      { echo "$out"; echo "collc-bench -C $c failed"; return 1; }
+    grep -q "^# each call MPI_I" <<<"$out" && grep -q "needs set-up: served natively" <<<"$out" &&
+      grep -Eq "^collc-stats: $c [a-z]+ calls=[0-9]+ .*from=call$" <<<"$out" &&
+      ! grep -q "served natively until" <<<"$out" || { echo "$out"; echo "$c: not as said"; return 1; }
+  done
+  "$@" "$OMPI/bin/collc-bench" -C iallreduce -P >/dev/null 2>&1
+  (($? == 2)) || { echo "-P with a nonblocking collective: not refused"; return 1; }
+}
+run_case "openmpi/collc-bench -C i<coll>: every nonblocking form checked np=3" 120 \
+  bench_nb "${OMPIRUN[@]}" 3
+# make tune's merge (bench/tune-builtin.sh) on synthetic runs: a valid file, the runs' rows
+# before the hand-written ones (kept, marked), bad run files ignored; the library takes it.
+run_case "openmpi/tune-builtin.sh: runs merged into the built-in rule np=2" 60 \
+  tests/tune_builtin.sh "$OMPI" "${OMPIRUN[@]}"
 # Native tuning exported: the rules file collc-tune writes is what Open MPI runs; the driver.
 run_case "openmpi/collc-tune --export-ompi: Open MPI runs the rules np=3" 300 \
   tests/native_export.sh "Open MPI" "$OMPI" "${OMPIRUN[@]}"
@@ -551,6 +593,8 @@ run_case "mpich/valgrind alltoall np=2" 300 env COLLC_TEST_QUICK=1 tests/valgrin
   "${MPICHRUN[@]}" 2 -- "$MPICH/tests/mpi_alltoall"
 run_case "mpich/valgrind errors np=2" 300 tests/valgrind_leaks.sh \
   "${MPICHRUN[@]}" 2 -- "$MPICH/tests/mpi_errors"
+run_case "mpich/memo preload, plans forced np=3" 120 env "${MEMO_FORCED[@]}" \
+  LD_PRELOAD="$PWD/$MPICH/libcollc.so" "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_memo_preload" 4
 run_case "mpich/preload stats np=4" 120 expect_stats \
   '^collc-stats: alltoall bruck calls=[1-9][0-9]* bytes=[1-9]' \
   env COLLC_STATS=1 COLLC_ALLTOALL=bruck:3 LD_PRELOAD="$PWD/$MPICH/libcollc.so" \
@@ -766,6 +810,9 @@ done
 run_case "asan/nonblocking preload (iallreduce recexch) np=3" 120 "${OMPIRUN[@]}" 3 \
   -x ASAN_OPTIONS=detect_leaks=0 -x COLLC_ALLREDUCE=recexch -x LD_PRELOAD="$asan_pre" \
   "$OMPI/tests/mpi_nonblocking_preload"
+
+run_case "asan/memo preload, plans forced np=3" 120 env "${MEMO_FORCED[@]}" "${OMPIRUN[@]}" 3 \
+  -x ASAN_OPTIONS=detect_leaks=0 -x LD_PRELOAD="$asan_pre" "$OMPI/tests/mpi_memo_preload" 10
 
 echo "== ThreadSanitizer (MPI_THREAD_MULTIPLE: 4 threads per rank; build-tsan, tests/tsan.supp)"
 # tsan_case LIMIT CMD...: CMD (an MPI run of a build-tsan program, stopped

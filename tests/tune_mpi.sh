@@ -2,14 +2,16 @@
 # tests/tune_mpi.sh LIBRARY BUILD NP LAUNCHER...: collc-tune end to end in
 # quick mode at NP ranks (LIBRARY "Open MPI" or "MPICH", the one BUILD is
 # for; LAUNCHER ends with its process-count flag):
-#  1. collc-tune --quick -C allreduce,reduce writes a valid file: format 1, this library,
+#  1. collc-tune --quick -C allreduce,reduce,iallreduce writes a valid file: format 1, this library,
 #     p = NP, rows for this p only that cover every measured size, a point
 #     per timed variant, the native configuration (default), the guideline
 #     report (each violation slower than its mock-up), the summary table;
+#     iallreduce (the nonblocking form) as rows marked nb, covering its sizes too;
 #  2. the library then uses its decisions: collc-bench's default selection at
 #     the measured sizes, with COLLC_TUNING set, must show (COLLC_STATS) for
 #     each size the algorithm of the file's row covering it, from=tuning,
-#     and nothing decided by the built-in rows. The truth is the file itself,
+#     and nothing decided by the built-in rows; iallreduce (MPI_Iallreduce +
+#     MPI_Wait) likewise by the file's nb rows. The truth is the file itself,
 #     read with jq, not collc's reader.
 set -u
 lib=$1 build=$2 np=$3
@@ -21,28 +23,33 @@ f=$dir/tuning.json
 fail() { echo "${out:-}" | tail -30; echo "tune_mpi: $*"; exit 1; }
 
 t0=$SECONDS
-out=$("${launch[@]}" "$np" "$build/bin/collc-tune" --quick -C allreduce,reduce -o "$f" 2>&1) ||
+out=$("${launch[@]}" "$np" "$build/bin/collc-tune" --quick -C allreduce,reduce,iallreduce -o "$f" 2>&1) ||
   fail "collc-tune failed"
 echo "tune_mpi: collc-tune --quick at p=$np: $((SECONDS - t0)) s"
 grep -q '^# collc-tune, p='"$np"'.*written to' <<<"$out" || fail "no summary line"
 grep -Eq '^  allreduce +1000 ' <<<"$out" || fail "no summary table"
-grep -Eq '^collc-tune: \[[0-9]+/6\] .*about [0-9]+ s left$' <<<"$out" || fail "no progress lines"
+grep -Eq '^collc-tune: \[[0-9]+/9\] .*about [0-9]+ s left$' <<<"$out" || fail "no progress lines"
 jq -e --arg lib "$lib" --argjson p "$np" '
   .format == "collc-tuning" and .version == 1 and .mpi.library == $lib and .p == $p and
   (.machine.nodes >= 1) and (.machine.ranks_per_node >= 1) and (.machine.hwloc | length > 0) and
-  (.points | length >= 6) and (.rules | length >= 2) and .native.allreduce == "default" and
+  (.points | length >= 9) and (.rules | length >= 3) and .native.allreduce == "default" and
+  any(.rules[]; .nb == true and .coll == "allreduce") and
+  ([.points[] | .coll] | unique) == ["allreduce", "iallreduce", "reduce"] and
   (.guidelines | type == "array") and
   all(.guidelines[]; (.impl == "native" or .impl == "collc") and .us > .mockup_us) and
   all(.rules[]; .pmin == $p and .pmax == $p and .lib == $lib and .bmin <= .bmax)' "$f" \
   >/dev/null || fail "not a valid tuning file: $(head -c 600 "$f")"
 
-# The file's algorithm (registry name) for collective $1 at $2 bytes.
+# The file's algorithm (registry name) for collective $1 at $2 bytes
+# (i<coll>: the nonblocking form, its nb rows).
 algo_at() {
-  jq -r --arg c "$1" --argjson b "$2" \
-    '[.rules[] | select(.coll == $c and .bmin <= $b and $b <= .bmax)][0].algo // "NONE"' "$f" |
-    sed 's/:.*//'
+  local c=$1 nb=false
+  [[ $c == i* ]] && c=${c#i} nb=true
+  jq -r --arg c "$c" --argjson nb $nb --argjson b "$2" \
+    '[.rules[] | select(.coll == $c and .nb == $nb and .bmin <= $b and $b <= .bmax)][0].algo
+     // "NONE"' "$f" | sed 's/:.*//'
 }
-for coll in allreduce reduce; do
+for coll in allreduce reduce iallreduce; do
   # the measured sizes (quick: 1 B, 1000 B, 100000 B as doubles)
   counts=$(jq -r --arg c "$coll" '[.points[] | select(.coll == $c) | .count] | unique | join(",")' "$f")
   out=$(env COLLC_STATS=1 COLLC_TUNING="$f" "${launch[@]}" "$np" "$build/bin/collc-bench" \
@@ -58,3 +65,16 @@ for coll in allreduce reduce; do
     fail "$coll: a decision not from the file"
 done
 echo "tune_mpi: the library decides as the file says"
+# The nb rows decide nonblocking calls, not the blocking rows: the file with every
+# nb allreduce row turned into tree (needs no set-up, fits every p) must serve
+# MPI_Iallreduce with tree from the file, whatever its blocking rows say.
+g=$dir/nb-tree.json
+jq '.rules |= map(if .nb and .coll == "allreduce" then .algo = "tree" | .noncomm = "tree"
+                  else . end)' "$f" >"$g" || fail "jq could not rewrite the file"
+counts=$(jq -r '[.points[] | select(.coll == "iallreduce") | .count] | unique | join(",")' "$f")
+out=$(env COLLC_STATS=1 COLLC_TUNING="$g" "${launch[@]}" "$np" "$build/bin/collc-bench" \
+  -C iallreduce -c "$counts" -a default -w 1 -r 3 2>&1) || fail "collc-bench iallreduce failed"
+grep -Eq "^collc-stats: iallreduce tree calls=[0-9]+ bytes=[0-9]+ from=tuning$" <<<"$out" &&
+  ! grep -Eq "^collc-stats: iallreduce .*from=(builtin|none)$" <<<"$out" ||
+  fail "iallreduce: the file's nb rows say tree, stats do not"
+echo "tune_mpi: an nb row (tree, planted) decides MPI_Iallreduce (from=tuning)"

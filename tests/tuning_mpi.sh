@@ -6,9 +6,11 @@
 #  1. a file with rows for both sizes (tree:2, and native where the built-in
 #     rule says shm): rank 0's stats show both decisions from=tuning;
 #  2. damaged, truncated, empty, missing, another format version, another
-#     MPI library, a bad row: one warning each, ignored (the built-in rule);
+#     MPI library, a bad row: one warning each, ignored (the built-in rule: its
+#     decisions read from tuning/builtin.json with jq, as make tune may regenerate it);
 #  3. ranks given different files, or only one rank a file: rank 0's wins
-#     (a rank deciding otherwise would hang or fail the check).
+#     (a rank deciding otherwise would hang or fail the check);
+#  4. a file of 512 rows (the most) leaves room for the built-in rule.
 set -u
 lib=$1 build=$2
 shift 2
@@ -63,7 +65,21 @@ expect "the file decides" "$out" "${used[@]}"
 ! grep -q 'warning\|exit status' <<<"$out" || expect "no warning" "$out" "^no warning$"
 echo "tuning_mpi: the file decides: $(grep -c '^collc-stats: .*from=tuning$' <<<"$out") stats lines from it"
 
-builtin=("^collc-stats: allreduce native $S from=none$" "^collc-stats: allreduce shm $S from=builtin$")
+# The built-in rule's decision for the program's allreduce at $1 bytes (p = 2, one node,
+# MPI_SUM), "ALGO from=SOURCE": the first row of tuning/builtin.json that covers it, read
+# with jq (so that the expectation follows the rule when make tune regenerates it).
+builtin_at() {
+  jq -r --arg lib "$lib" --argjson b "$1" '
+    [.rules[] | select(.lib == $lib and .coll == "allreduce" and (.nb | not) and .pmin <= 2 and
+                       2 <= (.pmax // 2) and .bmin <= $b and $b <= (.bmax // $b))][0] |
+    if . then "\(.algo | sub(":.*"; "")) from=builtin" else "native from=none" end' \
+    "$(dirname "$0")/../tuning/builtin.json"
+}
+builtin=()
+for b in 8 8000; do
+  a=$(builtin_at $b) || { echo "tuning_mpi: jq could not read the built-in rule"; exit 1; }
+  builtin+=("^collc-stats: allreduce ${a% *} $S ${a#* }$")
+done
 for f in damaged truncated empty missing version2 foreign badrow; do
   out=$(run COLLC_TUNING="$dir/$f")
   n=$(grep -c "^collc: warning: COLLC_TUNING=$dir/$f: .*; ignored$" <<<"$out")
@@ -81,3 +97,13 @@ out=$(run_each COLLC_TUNING= COLLC_TUNING="$dir/good")
 expect "only rank 1 a file" "$out" "${builtin[@]}"
 ! grep -Eq 'from=tuning|exit status' <<<"$out" || expect "rank 1's file unused" "$out" "^unused$"
 echo "tuning_mpi: different files: rank 0's decides, no hang"
+
+# A file of the most rows a file may have (512, for another p) leaves the built-in rule
+# whole: both fit (a regenerated built-in rule has hundreds of rows).
+jq -n --arg lib "$lib" '{format: "collc-tuning", version: 1, mpi: {library: $lib},
+  rules: [range(512) | {coll: "allreduce", pmin: 999, pmax: 999, bmin: ., bmax: ., algo: "tree"}]}' \
+  >"$dir/full" || { echo "tuning_mpi: jq could not write the full file"; exit 1; }
+out=$(run COLLC_TUNING="$dir/full")
+expect "a full file" "$out" "^collc-tuning: $dir/full: 512 rows used" "${builtin[@]}"
+! grep -q 'warning' <<<"$out" || expect "a full file: no warning" "$out" "^no warning$"
+echo "tuning_mpi: a full file (512 rows) and the built-in rule: both used"

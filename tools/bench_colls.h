@@ -18,6 +18,7 @@
 #include <string.h>
 #include "collc.h"
 #include "algo/algo.h"
+#include "mpi/dispatch.h"
 #include "mpi/pinit.h"
 
 enum { RUN_NATIVE = 0, RUN_DEFAULT, RUN_ALGO };
@@ -55,6 +56,8 @@ struct bench_coll {
   void (*variants)(int p, char *buf, size_t len);
   int b2b; /* collc-bench's sample: this many calls back to back after a double
             * barrier, the time per call (0: one call after a double barrier) */
+  int nb;  /* the nonblocking form (bc_nonblocking): run is the I-call and MPI_Wait,
+            * native PMPI_I<coll>; no persistent form (init NULL) */
 };
 
 /* Whether c moves no data (the barrier): one size class, count 0. */
@@ -185,6 +188,65 @@ static int run_barrier(int kind, const char *algo, bench *b, int n, void *recv) 
   if (kind == RUN_DEFAULT) return collc_barrier(b->comm);
   return collc_barrier_algo(algo, b->comm);
 }
+
+/* ---- the nonblocking calls (-C i<coll>): the I-call, then MPI_Wait ---- */
+
+/* One nonblocking call of kind (PMPI_I<coll>, collc's MPI_I<coll> with its
+ * rule, collc_i<coll>_algo) on the arguments before the request, then
+ * MPI_Wait (collc's: it completes both kinds of request); an MPI error code. */
+#define BC_IRUN(coll, ...)                                                                   \
+  do {                                                                                        \
+    MPI_Request r_;                                                                           \
+    int rc_ = kind == RUN_NATIVE    ? PMPI_I##coll(__VA_ARGS__, &r_)                          \
+              : kind == RUN_DEFAULT ? MPI_I##coll(__VA_ARGS__, &r_)                           \
+                                    : collc_i##coll##_algo(algo, __VA_ARGS__, &r_);           \
+    return rc_ ? rc_ : MPI_Wait(&r_, MPI_STATUS_IGNORE);                                      \
+  } while (0)
+
+static int irun_alltoall(int kind, const char *algo, bench *b, int n, void *recv) {
+  BC_IRUN(alltoall, b->send, n, MPI_INT, recv, n, MPI_INT, b->comm);
+}
+static int irun_allreduce(int kind, const char *algo, bench *b, int n, void *recv) {
+  BC_IRUN(allreduce, b->send, recv, n, MPI_DOUBLE, MPI_SUM, b->comm);
+}
+static int irun_rsb(int kind, const char *algo, bench *b, int n, void *recv) {
+  BC_IRUN(reduce_scatter_block, b->send, recv, n, MPI_DOUBLE, MPI_SUM, b->comm);
+}
+static int irun_allgather(int kind, const char *algo, bench *b, int n, void *recv) {
+  BC_IRUN(allgather, b->send, n, MPI_DOUBLE, recv, n, MPI_DOUBLE, b->comm);
+}
+static int irun_reduce(int kind, const char *algo, bench *b, int n, void *recv) {
+  BC_IRUN(reduce, b->send, recv, n, MPI_DOUBLE, MPI_SUM, 0, b->comm);
+}
+static int irun_bcast(int kind, const char *algo, bench *b, int n, void *recv) {
+  BC_IRUN(bcast, recv, n, MPI_DOUBLE, 0, b->comm);
+}
+static int irun_barrier(int kind, const char *algo, bench *b, int n, void *recv) {
+  (void)n, (void)recv;
+  BC_IRUN(barrier, b->comm);
+}
+
+/* Whether resolved choice ch (for s) serves a nonblocking call with nothing
+ * set up before: no node segment, no group communicators. A nonblocking call
+ * never makes them (it does not synchronise), so until a blocking call of
+ * the same kind has, collc serves it natively (README, Nonblocking
+ * collectives): timing it would time native under the plan's name. */
+static int bc_nb_ready(const collc_spec *s, const collc_choice *ch) {
+  char why[200];
+  if (dispatch_uses_segment(ch)) return 0;
+  collc_prog *P = choice_compile(s, ch, why, sizeof why);
+  int ok = P && P->ngroups == 0 && P->shm_units == 0;
+  if (P) prog_free(P);
+  return ok;
+}
+
+/* The nonblocking call of each collective that has one (a table by enum collc_coll). */
+static int (*const bc_irun[COLLC_COLL_COUNT])(int, const char *, bench *, int, void *) = {
+    [COLLC_COLL_ALLTOALL] = irun_alltoall,   [COLLC_COLL_ALLREDUCE] = irun_allreduce,
+    [COLLC_COLL_REDUCE_SCATTER_BLOCK] = irun_rsb, [COLLC_COLL_ALLGATHER] = irun_allgather,
+    [COLLC_COLL_REDUCE] = irun_reduce,       [COLLC_COLL_BCAST] = irun_bcast,
+    [COLLC_COLL_BARRIER] = irun_barrier,
+};
 
 /* ---- the persistent calls (-P) ---- */
 
@@ -362,29 +424,50 @@ static void variants_barrier(int p, char *buf, size_t len) {
 /* The collectives, alltoall first (the default). */
 static const bench_coll bench_colls[] = {
     {"alltoall", "MPI_Alltoall", COLLC_COLL_ALLTOALL, 0, 1, 1, 0, 0, "per process",
-     "1,10,100,1000,10000", NULL, run_alltoall, init_alltoall, NULL, 0},
+     "1,10,100,1000,10000", NULL, run_alltoall, init_alltoall, NULL, 0, 0},
     {"allreduce", "MPI_Allreduce", COLLC_COLL_ALLREDUCE, 1, 0, 0, 0, 0, "per process",
      "1,10,100,1000,10000,100000,1000000", NULL, run_allreduce, init_allreduce, variants_allreduce,
-     0},
+     0, 0},
     {"reduce_scatter_block", "MPI_Reduce_scatter_block", COLLC_COLL_REDUCE_SCATTER_BLOCK, 1, 1,
      0, 0, 0, "per block (per rank: each sends p blocks, receives 1)", "1,10,100,1000,10000,100000",
-     NULL, run_rsb, init_rsb, variants_rsb, 0},
+     NULL, run_rsb, init_rsb, variants_rsb, 0, 0},
     {"allgather", "MPI_Allgather", COLLC_COLL_ALLGATHER, 1, 0, 1, 0, 0,
      "per block (per rank: each sends 1 block, receives p)", "1,10,100,1000,10000,100000",
-     NULL, run_allgather, init_allgather, variants_allgather, 0},
+     NULL, run_allgather, init_allgather, variants_allgather, 0, 0},
     {"reduce", "MPI_Reduce", COLLC_COLL_REDUCE, 1, 0, 0, 1, 0, "per process",
-     "1,10,100,1000,10000,100000,1000000", NULL, run_reduce, init_reduce, variants_tree, 0},
+     "1,10,100,1000,10000,100000,1000000", NULL, run_reduce, init_reduce, variants_tree, 0, 0},
     {"bcast", "MPI_Bcast", COLLC_COLL_BCAST, 1, 0, 0, 0, 1, "per process",
-     "1,10,100,1000,10000,100000,1000000", NULL, run_bcast, init_bcast, variants_tree, 0},
+     "1,10,100,1000,10000,100000,1000000", NULL, run_bcast, init_bcast, variants_tree, 0, 0},
     {"barrier", "MPI_Barrier", COLLC_COLL_BARRIER, 0, 0, 0, 0, 0, "(a barrier: count ignored)",
-     "0", NULL, run_barrier, init_barrier, variants_barrier, 100},
+     "0", NULL, run_barrier, init_barrier, variants_barrier, 100, 0},
 };
 
-/* The collective called name, or NULL. */
+#define BC_NCOLLS (sizeof bench_colls / sizeof bench_colls[0])
+
+/* The nonblocking form of blocking collective c (named i<name>, MPI_I<name>:
+ * c with the nonblocking run, nb set, no persistent form), or NULL if c has
+ * none or is nonblocking itself. Made once per process. */
+static const bench_coll *bc_nonblocking(const bench_coll *c) {
+  static bench_coll nbc[BC_NCOLLS];
+  static char names[BC_NCOLLS][2][48];
+  if (c->nb || !bc_irun[c->coll]) return NULL; /* (c is an entry of bench_colls from here) */
+  size_t k = (size_t)(c - bench_colls);
+  if (!nbc[k].name) {
+    snprintf(names[k][0], sizeof names[k][0], "i%s", c->name);
+    snprintf(names[k][1], sizeof names[k][1], "MPI_I%s", c->name);
+    nbc[k] = *c;
+    nbc[k].name = names[k][0], nbc[k].mpi_name = names[k][1];
+    nbc[k].run = bc_irun[c->coll], nbc[k].init = NULL, nbc[k].nb = 1;
+  }
+  return &nbc[k];
+}
+
+/* The collective called name (i<name>: its nonblocking form), or NULL. */
 static const bench_coll *bc_find(const char *name) {
-  for (size_t i = 0; i < sizeof bench_colls / sizeof bench_colls[0]; i++)
+  for (size_t i = 0; i < BC_NCOLLS; i++)
     if (!strcmp(bench_colls[i].name, name)) return &bench_colls[i];
-  return NULL;
+  const bench_coll *c = name[0] == 'i' ? bc_find(name + 1) : NULL;
+  return c ? bc_nonblocking(c) : NULL;
 }
 
 #endif

@@ -18,7 +18,10 @@
  *                  data); a repetition is 100 barriers back to back after a double
  *                  barrier, its time per call (as OSU's osu_barrier loops); variants
  *                  native, dissem, dissem:4, dissem:p, flags, flags:2, hier, shm:dissem,
- *                  default (those that fit).
+ *                  default (those that fit). i<COLL> (iallreduce, ialltoall, ...): the
+ *                  nonblocking form, each call MPI_I<COLL> then MPI_Wait (native:
+ *                  PMPI_I<COLL>; default: collc's MPI_I<COLL>, the rule's nonblocking
+ *                  rows first; not with -P).
  *   -c COUNTS      comma separated elements per process; for reduce_scatter_block and
  *                  allgather per block, i.e. per rank (a rank sends, resp. receives, p
  *                  blocks). Default: alltoall 1,10,...,10^4; allreduce, reduce, bcast
@@ -102,7 +105,8 @@ static void usage(void) {
           "usage: collc-bench [-C COLL] [-c COUNTS] [-a ALGOS]... [-w N] [-r N]\n"
           "                   [-l COUNT:REPS[:WARM]] [-o FILE]\n"
           "  -C COLL       alltoall (default), allreduce, reduce_scatter_block, allgather,\n"
-          "                reduce, bcast, barrier (100 calls back to back per repetition)\n"
+          "                reduce, bcast, barrier (100 calls back to back per repetition);\n"
+          "                i<COLL> (iallreduce, ...): nonblocking, MPI_I<COLL> + MPI_Wait\n"
           "  -c 1,10,100   elements per process (per block for reduce_scatter_block and\n"
           "                allgather); default alltoall 1..10^4 MPI_INT, allreduce, reduce,\n"
           "                bcast 1..10^6 MPI_DOUBLE, the other two 1..10^5 MPI_DOUBLE\n"
@@ -254,6 +258,8 @@ static int resolve_variant(const bench_coll *c, variant *v, int p, int rank, cha
   collc_choice ch;
   if (choice_parse(c->coll, v->text, &ch, why, wlen)) return 2;
   if (choice_resolve(&spec, &ch, why, wlen)) return 1;
+  if (c->nb && !bc_nb_ready(&spec, &ch))
+    return snprintf(why, wlen, "nonblocking, needs set-up: served natively"), 1;
   choice_format(&ch, v->canon, sizeof v->canon);
   return 0;
 }
@@ -342,7 +348,7 @@ static int parse_options(int argc, char **argv, int p, options *o) {
         fprintf(stderr, "collc-bench: unknown collective '%s'\n", optarg);
       return opt == 'h' ? 1 : 2;
     }
-  if (optind != argc) return 2;
+  if (optind != argc || (o->persistent && o->c->nb)) return 2; /* (no persistent I-call) */
   apply_defaults(o, &g, p);
   for (int i = 0; i < o->ncounts; i++)
     if ((o->c->send_p || o->c->recv_p) && o->counts[i] > INT32_MAX / p) {
@@ -497,9 +503,14 @@ static void print_title(const options *o, int p) {
 static void print_header(const options *o, int p) {
   const char *n = o->c->name, *type = bc_type_name(o->c);
   print_title(o, p);
-  printf("# native = PMPI_%s (the library's own); default = collc_%s (collc's selection "
-         "rule);\n# others via collc_%s_algo; speedup = native min / variant min\n",
-         o->c->mpi_name + 4, n, n);
+  if (o->c->nb)
+    printf("# each call %s then MPI_Wait; native = PMPI_%s (the library's own); default =\n"
+           "# collc's %s (its rule, nonblocking rows first)\n", o->c->mpi_name,
+           o->c->mpi_name + 4, o->c->mpi_name);
+  else
+    printf("# native = PMPI_%s (the library's own); default = collc_%s (collc's selection "
+           "rule);\n", o->c->mpi_name + 4, n);
+  printf("# others via collc_%s_algo; speedup = native min / variant min\n", n);
   printf("# unit: %s %s", type, o->c->per);
   if (!bc_no_data(o->c)) printf("; bytes = count * %ld", bc_size(o->c));
   printf("\n");

@@ -3,10 +3,14 @@
  * COLLC_TUNING then reads.
  *
  *   mpirun -np P collc-tune [-o FILE] [-C COLLS] [-m MAXBYTES] [--budget SECONDS] [--quick]
+ *                           [--nb]
  *
  *   -o FILE     the tuning file (default collc-tuning.json)
  *   -C COLLS    comma separated collectives (default the six with data; barrier
- *               too if named: one class, 0 B)
+ *               too if named: one class, 0 B); i<coll> (iallreduce, ...) the
+ *               nonblocking form: each call MPI_I<coll> then MPI_Wait, native
+ *               PMPI_I<coll>, its rows "nb" (tried first by nonblocking calls)
+ *   --nb        also the nonblocking form of each collective of -C (default off)
  *   -m BYTES    largest size class, per vector or block (default 16 MiB)
  *   --budget S  seconds for the whole run, roughly (default 600; --quick 20)
  *   --quick     three size classes (1 B, 1 KB, 100 KB), the two most promising
@@ -65,6 +69,7 @@
 #include "tune_export.h"
 
 #define MAXCAND 48 /* candidates of a collective */
+#define MAXCOLLS (2 * COLLC_COLL_COUNT) /* -C: blocking and nonblocking forms */
 #define MAXKEEP 3  /* timed per size class besides native */
 #define MAXCLS 24  /* size classes */
 #define MODES 2    /* 0: back to back, 1: barrier-separated */
@@ -88,8 +93,8 @@ static const char *const extra[COLLC_COLL_COUNT] = {
 };
 
 typedef struct {
-  const bench_coll *colls[COLLC_COLL_COUNT];
-  int ncolls, quick, keep, min_reps, max_reps;
+  const bench_coll *colls[MAXCOLLS];
+  int ncolls, quick, nb, keep, min_reps, max_reps;
   long long maxbytes;
   double budget;
   const char *out, *x_ompi, *x_mpich; /* --export-ompi, --export-mpich */
@@ -150,8 +155,27 @@ typedef struct {
 /* Print usage (rank 0). */
 static void usage(void) {
   fprintf(stderr, "usage: mpirun -np P collc-tune [-o FILE] [-C COLLS] [-m MAXBYTES] "
-                  "[--budget SECONDS] [--quick]\n"
+                  "[--budget SECONDS] [--quick] [--nb]\n"
                   "       collc-tune [--export-ompi FILE] [--export-mpich FILE] TUNING-FILE...\n");
+}
+
+/* Whether o's collectives include c. */
+static int has_coll(const options *o, const bench_coll *c) {
+  for (int i = 0; i < o->ncolls; i++)
+    if (o->colls[i] == c) return 1;
+  return 0;
+}
+
+/* --nb: append to o's collectives the nonblocking form of each blocking one
+ * (those not named already); 0, or -1 if there are too many. */
+static int add_nonblocking(options *o) {
+  for (int i = 0, n = o->ncolls; i < n; i++) {
+    const bench_coll *c = bc_nonblocking(o->colls[i]);
+    if (!c || has_coll(o, c)) continue;
+    if (o->ncolls == MAXCOLLS) return -1;
+    o->colls[o->ncolls++] = c;
+  }
+  return 0;
 }
 
 /* Parse argv into o; 0, or -1 (bad arguments). */
@@ -162,6 +186,7 @@ static int parse_options(int argc, char **argv, options *o) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     char *end = NULL;
     if (!strcmp(a, "--quick")) o->quick = 1;
+    else if (!strcmp(a, "--nb")) o->nb = 1;
     else if (!strcmp(a, "-o") && v) o->out = argv[++i];
     else if (!strcmp(a, "-C") && v) colls = argv[++i];
     else if (!strcmp(a, "-m") && v) o->maxbytes = strtoll(argv[++i], &end, 10);
@@ -175,7 +200,8 @@ static int parse_options(int argc, char **argv, options *o) {
   char buf[256];
   snprintf(buf, sizeof buf, "%s", colls);
   for (char *s = NULL, *t = strtok_r(buf, ",", &s); t; t = strtok_r(NULL, ",", &s))
-    if (o->ncolls == COLLC_COLL_COUNT || !(o->colls[o->ncolls++] = bc_find(t))) return -1;
+    if (o->ncolls == MAXCOLLS || !(o->colls[o->ncolls++] = bc_find(t))) return -1;
+  if (o->nb && add_nonblocking(o)) return -1;
   if (o->nfiles && !o->x_ompi && !o->x_mpich) return -1; /* (files only to export) */
   if (o->budget < 0) o->budget = o->quick ? 20 : 600;
   o->keep = o->quick ? 2 : MAXKEEP;
@@ -203,8 +229,17 @@ static int fits(const collc_spec *s, const char *text, char *canon, size_t len) 
   return 1;
 }
 
+/* Whether text (fitting s) serves a nonblocking call as itself (bc_nb_ready). */
+static int nb_ready(const collc_spec *s, const char *text) {
+  collc_choice ch;
+  char why[200];
+  return !choice_parse(s->coll, text, &ch, why, sizeof why) &&
+         !choice_resolve(s, &ch, why, sizeof why) && bc_nb_ready(s, &ch);
+}
+
 /* R's candidates for b's communicator: collc-bench's variants and the
- * extras, those that fit, each algorithm once. */
+ * extras, those that fit (for a nonblocking form, those needing no
+ * set-up), each algorithm once. */
 static void candidates(coll_run *R, const bench *b) {
   char list[4096] = "", canon[MAXCAND][TUNE_TEXT_MAX], cn[TUNE_TEXT_MAX];
   if (R->c->variants) R->c->variants(b->p, list, sizeof list);
@@ -212,7 +247,8 @@ static void candidates(coll_run *R, const bench *b) {
   snprintf(list + at, sizeof list - at, ";%s", extra[R->c->coll]);
   collc_spec s = spec_of(b->c, b->p, b->comm, 1, 1);
   for (char *sv = NULL, *t = strtok_r(list, ";", &sv); t; t = strtok_r(NULL, ";", &sv)) {
-    int dup = !strcmp(t, "native") || !strcmp(t, "default") || !fits(&s, t, cn, sizeof cn);
+    int dup = !strcmp(t, "native") || !strcmp(t, "default") || !fits(&s, t, cn, sizeof cn) ||
+              (R->c->nb && !nb_ready(&s, t));
     for (int i = 0; i < R->ncand && !dup; i++) dup = !strcmp(canon[i], cn);
     if (dup || R->ncand == MAXCAND || strlen(t) >= TUNE_TEXT_MAX) continue;
     snprintf(canon[R->ncand], TUNE_TEXT_MAX, "%s", cn);
@@ -436,13 +472,14 @@ static void rows_of(const coll_run *C, int p, int lib, tune_row *rows, int *n) {
     long long hi = i + 1 < C->npt ? (long long)sqrt((double)P->bytes * (double)C->pt[i + 1].bytes)
                                   : (long long)(P->bytes * pow(10, 0.25));
     tune_row *R = *n ? &rows[*n - 1] : NULL; /* (merged into the previous row?) */
-    if (R && R->coll == C->c->coll && !strcmp(R->algo, a) && R->bmax + 1 == lo) {
+    if (R && R->coll == C->c->coll && R->nb == C->c->nb && !strcmp(R->algo, a) &&
+        R->bmax + 1 == lo) {
       R->bmax = hi, R->ratio = fmin(R->ratio, r);
       continue;
     }
     R = &rows[(*n)++];
     *R = (tune_row){.lib = lib, .coll = C->c->coll, .pmin = p, .pmax = p, .bmin = lo,
-                    .bmax = hi, .ratio = r};
+                    .bmax = hi, .nb = C->c->nb, .ratio = r};
     snprintf(R->algo, sizeof R->algo, "%s", a);
     noncomm_of(R, C->c, p, P->count);
   }
@@ -509,11 +546,13 @@ static json_t *machine_json(void) {
 #define MAXVIOL 64 /* guideline violations kept per implementation and mode */
 
 /* The guideline table of runs C[n]: each OK point's samples in mode m of
- * native (who 0) or of collc's decision (who 1) into t; its length. */
+ * native (who 0) or of collc's decision (who 1) into t; its length. The
+ * blocking collectives only (the rules relate blocking calls; a nonblocking
+ * form's times are not comparable with them). */
 static int gl_table(const coll_run *C, int n, int who, int m, gl_point *t) {
   int k = 0;
   for (int i = 0; i < n; i++)
-    for (int j = 0; j < C[i].npt && k < COLLC_COLL_COUNT * MAXCLS; j++) {
+    for (int j = 0; j < C[i].npt && k < COLLC_COLL_COUNT * MAXCLS && !C[i].c->nb; j++) {
       const point *P = &C[i].pt[j];
       int v = who ? P->pick : 0;
       if (!P->nv || P->status[v] != V_OK) continue;
@@ -583,7 +622,7 @@ static int realise(coll_run *C, int n, int p, const options *o, int total) {
         for (int j = 0; j < C[i].npt; j++) {
           point *P = &C[i].pt[j];
           collc_spec s = spec_of(C[i].c, p, MPI_COMM_WORLD, P->count, 1);
-          if (C[i].c->coll != v[k].coll || P->bytes != v[k].bytes || !P->nv ||
+          if (C[i].c->coll != v[k].coll || C[i].c->nb || P->bytes != v[k].bytes || !P->nv ||
               !fits(&s, text, canon, sizeof canon) || add_variant(P, text))
             continue;
           bench b;
@@ -648,7 +687,7 @@ static void summary(const coll_run *C, int n, int p, double secs, const char *ou
 
 int main(int argc, char **argv) {
   static options o;
-  static coll_run runs[COLLC_COLL_COUNT];
+  static coll_run runs[MAXCOLLS];
   char cal[400] = "", desc[200], why[200];
   sim_params M;
   int rank, p, total = 0, done = 0, wrong = 0;

@@ -262,7 +262,7 @@ COLLC_HOT const call_memo *memo_find(MPI_Comm comm, const call_key *k, int nb) {
   const call_memo *m = call_memos[2 * k->coll + nb];
   unsigned g = atomic_load_explicit(&calls_gen, memory_order_acquire);
   for (int w = 0; w < MEMO_WAYS; w++, m++) {
-    if (m->gen != g || m->comm != comm) continue; /* (an empty way: comm null, e NULL) */
+    if (m->gen != g || m->comm != comm) continue; /* (an empty memo's e is NULL) */
     const call_key *q = &m->e->key;
     if (q->rcount == k->rcount && q->rtype == k->rtype && q->op == k->op &&
         q->root == k->root && q->in_place == k->in_place && q->scount == k->scount &&

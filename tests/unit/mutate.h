@@ -5,6 +5,7 @@
 
 #include <string.h>
 #include "ir/ir.h"
+#include "algo/algo.h"
 
 /* Index of the n-th (0-based) instruction with opcode op on program P at or
  * after addr `from`, or -1. */
@@ -44,6 +45,36 @@ static inline void drop_post(collc_prog *P, int a) {
     }
     if ((ops_flags(I->op) & OPF_POSTS) && I->slot > slot) I->slot--;
   }
+}
+
+#define PROGS_MAXP 64
+
+/* The p programs of one collective, and its spec. */
+typedef struct {
+  collc_spec s;
+  collc_prog *P[PROGS_MAXP];
+} progs;
+
+/* Compile algo for every rank of spec s into G; 0 or -1 (failure checked). */
+static inline int compile_all(const collc_spec *s, const char *algo, progs *G) {
+  collc_choice c;
+  char why[200] = "";
+  memset(G, 0, sizeof *G);
+  G->s = *s;
+  if (s->p > PROGS_MAXP) return CHECK(0, "%s: p = %d > %d", algo, s->p, PROGS_MAXP) - 1;
+  if (choice_parse(s->coll, algo, &c, why, sizeof why) || choice_resolve(s, &c, why, sizeof why))
+    return CHECK(0, "%s: %s", algo, why) - 1;
+  for (int r = 0; r < s->p; r++) {
+    collc_spec sr = spec_rank(s, r);
+    G->P[r] = choice_compile(&sr, &c, why, sizeof why);
+    if (!G->P[r]) return CHECK(0, "%s rank %d: %s", algo, r, why) - 1;
+  }
+  return 0;
+}
+
+/* Free G's programs (not its spec's layout). */
+static inline void free_all(progs *G) {
+  for (int r = 0; r < G->s.p; r++) prog_free(G->P[r]);
 }
 
 #endif

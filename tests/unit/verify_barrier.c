@@ -25,12 +25,7 @@
 #include "unit.h"
 #include "mutate.h"
 
-#define MAXP 64
-
-typedef struct {
-  collc_spec s;
-  collc_prog *P[MAXP];
-} progs;
+#define MAXP PROGS_MAXP
 
 /* ceil(log2 n), 0 for n <= 1. */
 static int64_t clog2(int64_t n) {
@@ -89,25 +84,14 @@ static void sweep(void) {
 }
 
 /* Compile algo for a p-rank barrier on nodes of k into G; 0 or -1. */
-static int compile_all(const char *algo, int p, int k, progs *G) {
-  collc_choice c;
-  char why[200] = "";
-  memset(G, 0, sizeof *G);
-  G->s = bspec(p, k);
-  if (choice_parse(G->s.coll, algo, &c, why, sizeof why) ||
-      choice_resolve(&G->s, &c, why, sizeof why))
-    return CHECK(0, "%s: %s", algo, why) - 1;
-  for (int r = 0; r < p; r++) {
-    collc_spec sr = G->s;
-    sr.rank = r;
-    if (!(G->P[r] = choice_compile(&sr, &c, why, sizeof why)))
-      return CHECK(0, "%s rank %d: %s", algo, r, why) - 1;
-  }
-  return 0;
+static int compile_barrier(const char *algo, int p, int k, progs *G) {
+  collc_spec s = bspec(p, k);
+  return compile_all(&s, algo, G);
 }
 
-static void free_all(progs *G) {
-  for (int r = 0; r < G->s.p; r++) prog_free(G->P[r]);
+/* Free G's programs and its spec's layout. */
+static void free_barrier(progs *G) {
+  free_all(G);
   layout_free((collc_layout *)G->s.layout);
 }
 
@@ -117,7 +101,7 @@ static void expect_caught(const char *what, const char *algo, int p, int k,
                           void (*mutate)(progs *)) {
   progs G;
   verify_report R;
-  if (compile_all(algo, p, k, &G) == 0 && CHECK(verify_programs(&G.s, G.P, &R), "%s control: %s", what, R.first_error)) {
+  if (compile_barrier(algo, p, k, &G) == 0 && CHECK(verify_programs(&G.s, G.P, &R), "%s control: %s", what, R.first_error)) {
     mutate(&G);
     for (int r = 0; r < p; r++)
       CHECK(prog_finalize(G.P[r]) == 0, "%s: rank %d not well-formed: %s", what, r, G.P[r]->errmsg);
@@ -127,7 +111,7 @@ static void expect_caught(const char *what, const char *algo, int p, int k,
           R.first_error);
     if (!ok) printf("caught %s: %s\n", what, R.first_error);
   }
-  free_all(&G);
+  free_barrier(&G);
 }
 
 /* dissem p=8: rank 7 never tells rank 0 in round 1 (its SEND and rank 0's

@@ -15,37 +15,13 @@
 #include "unit.h"
 #include "mutate.h"
 
-#define MAXP 64
-
-/* The p programs of one all-to-all, and its spec. */
-typedef struct {
-  collc_spec s;
-  collc_prog *P[MAXP];
-} progs;
-
-/* Compile `algo` for every rank of a p-rank all-to-all into G; 0 or -1. */
-static int compile_all(const char *algo, int p, int in_place, progs *G) {
-  collc_choice c;
-  char why[200] = "";
-  memset(G, 0, sizeof *G);
-  G->s = (collc_spec){.coll = COLLC_COLL_ALLTOALL,
-      .p = p, .rank = 0, .count = 1, .unit_bytes = 4, .in_place = in_place};
-  if (choice_parse(G->s.coll, algo, &c, why, sizeof why) ||
-      choice_resolve(&G->s, &c, why, sizeof why))
-    return CHECK(0, "%s: %s", algo, why) - 1;
-  for (int r = 0; r < p; r++) {
-    collc_spec sr = G->s;
-    sr.rank = r;
-    G->P[r] = choice_compile(&sr, &c, why, sizeof why);
-    if (!G->P[r]) return CHECK(0, "%s rank %d: %s", algo, r, why) - 1;
-  }
-  return 0;
+/* Compile algo for every rank of a p-rank all-to-all of one 4-byte int into G. */
+static int compile_a2a(const char *algo, int p, int in_place, progs *G) {
+  collc_spec s = {.coll = COLLC_COLL_ALLTOALL, .p = p, .count = 1, .unit_bytes = 4,
+                  .in_place = in_place};
+  return compile_all(&s, algo, G);
 }
 
-/* Free G's programs. */
-static void free_all(progs *G) {
-  for (int r = 0; r < G->s.p; r++) prog_free(G->P[r]);
-}
 
 /* Verify G's programs; returns the report's ok. */
 static int verify(progs *G, verify_report *R) {
@@ -80,7 +56,7 @@ static void still_wellformed(const char *what, collc_prog *P) {
 /* Pairwise p=4: rank 1's first RECV names rank 2 instead of rank 0. */
 static void case_wrong_peer(void) {
   progs G;
-  if (compile_all("pairwise", 4, 0, &G) == 0 && control("wrong peer", &G)) {
+  if (compile_a2a("pairwise", 4, 0, &G) == 0 && control("wrong peer", &G)) {
     int a = find(G.P[1], COLLC_OP_RECV, 0, 0);
     CHECK(a >= 0 && G.P[1]->ins[a].peer == 0, "pairwise rank 1 does not receive from 0 first");
     G.P[1]->ins[a].peer = 2;
@@ -94,7 +70,7 @@ static void case_wrong_peer(void) {
  * reads TMP units 1, 3, 5 (copy, sends) that round 0's receive still writes. */
 static void case_missing_wait(void) {
   progs G;
-  if (compile_all("torus:3x2:linear", 6, 0, &G) == 0 && control("missing wait", &G)) {
+  if (compile_a2a("torus:3x2:linear", 6, 0, &G) == 0 && control("missing wait", &G)) {
     delete_ins(G.P[0], find(G.P[0], COLLC_OP_WAIT, 0, 0));
     expect_fail("missing WAIT", &G, "while a receive writes", 0);
   }
@@ -105,7 +81,7 @@ static void case_missing_wait(void) {
  * rank 3's RECV[2] ends up holding 2.4 instead of 2.3. */
 static void case_shifted_send(void) {
   progs G;
-  if (compile_all("linear", 5, 0, &G) == 0 && control("shifted send", &G)) {
+  if (compile_a2a("linear", 5, 0, &G) == 0 && control("shifted send", &G)) {
     int a = find(G.P[2], COLLC_OP_SEND, 0, 0);
     CHECK(a >= 0 && G.P[2]->ins[a].peer == 3 && G.P[2]->ins[a].src.off == 3,
           "linear rank 2's first SEND is not unit 3 to rank 3");
@@ -139,7 +115,7 @@ static int same_peer_sends(const collc_prog *P, int *pa, int *pb) {
 static void case_swapped_sends(void) {
   progs G;
   int a = -1, b = -1;
-  if (compile_all("bruck:2", 6, 0, &G) == 0 && control("swapped sends", &G)) {
+  if (compile_a2a("bruck:2", 6, 0, &G) == 0 && control("swapped sends", &G)) {
     if (CHECK(same_peer_sends(G.P[0], &a, &b), "bruck:2 p=6 rank 0: no two sends to one peer")) {
       collc_instr t = G.P[0]->ins[a];
       G.P[0]->ins[a] = G.P[0]->ins[b];
@@ -156,7 +132,7 @@ static void case_swapped_sends(void) {
  * (rank 3's block lands later), so only the race check can catch it. */
 static void case_copy_races_recv(void) {
   progs G;
-  if (compile_all("linear", 4, 0, &G) == 0 && control("copy races recv", &G)) {
+  if (compile_a2a("linear", 4, 0, &G) == 0 && control("copy races recv", &G)) {
     collc_prog *P = G.P[0];
     int a = find(P, COLLC_OP_SEND, 0, 0), one = prog_shape_contig(P, 1);
     collc_instr I = {.op = COLLC_OP_COPY, .src = opnd(BUF_SEND, 3, one),
@@ -172,7 +148,7 @@ static void case_copy_races_recv(void) {
  * TMP[5..9], which its pending SEND to rank 5 reads. */
 static void case_copy_races_send(void) {
   progs G;
-  if (compile_all("torus:4x5:linear", 20, 0, &G) == 0 && control("copy races send", &G)) {
+  if (compile_a2a("torus:4x5:linear", 20, 0, &G) == 0 && control("copy races send", &G)) {
     collc_prog *P = G.P[0];
     int a = find(P, COLLC_OP_WAIT, 1, 0), five = prog_shape_contig(P, 5);
     collc_instr I = {.op = COLLC_OP_COPY, .src = opnd(BUF_RECV, 0, five),
@@ -225,7 +201,7 @@ static void case_deadlock(void) {
 /* linear p=4: rank 0 sends 2 units (1, 2) to rank 1, which receives 1. */
 static void case_size_mismatch(void) {
   progs G;
-  if (compile_all("linear", 4, 0, &G) == 0 && control("size mismatch", &G)) {
+  if (compile_a2a("linear", 4, 0, &G) == 0 && control("size mismatch", &G)) {
     collc_prog *P = G.P[0];
     int a = find(P, COLLC_OP_SEND, 0, 0);
     CHECK(a >= 0 && P->ins[a].peer == 1, "linear rank 0's first SEND is not to rank 1");
@@ -246,7 +222,7 @@ static void case_group(int how) {
   progs G;
   const char *what[] = {"ALLTOALL on another round's group", "ALLTOALL on a foreign group",
                         "ALLTOALL member stride"};
-  if (compile_all("torus:3x2:native", 6, 0, &G) == 0 && control(what[how], &G)) {
+  if (compile_a2a("torus:3x2:native", 6, 0, &G) == 0 && control(what[how], &G)) {
     collc_prog *P = G.P[how == 2 ? 0 : 1];
     int a0 = find(P, COLLC_OP_ALLTOALL, 0, 0), a1 = find(P, COLLC_OP_ALLTOALL, 1, 0);
     if (CHECK(a0 >= 0 && a1 >= 0 && P->ins[a1].n == 2, "torus:3x2:native is not 2 rounds")) {
@@ -269,7 +245,7 @@ static void case_group(int how) {
  * so rank 3 waits forever for it. */
 static void case_dropped_send(void) {
   progs G;
-  if (compile_all("linear", 4, 0, &G) == 0 && control("dropped send", &G)) {
+  if (compile_a2a("linear", 4, 0, &G) == 0 && control("dropped send", &G)) {
     collc_prog *P = G.P[2];
     int a = find(P, COLLC_OP_SEND, 0, 0);
     CHECK(a >= 0 && P->ins[a].peer == 3, "linear rank 2's first SEND is not to rank 3");
@@ -284,7 +260,7 @@ static void case_dropped_send(void) {
  * flight when the programs end (MPI would leave RECV undefined). */
 static void case_final_wait(void) {
   progs G;
-  if (compile_all("linear", 4, 0, &G) == 0 && control("final wait", &G)) {
+  if (compile_a2a("linear", 4, 0, &G) == 0 && control("final wait", &G)) {
     for (int r = 0; r < 4; r++) {
       collc_prog *P = G.P[r];
       CHECK(P->nins > 0 && P->ins[P->nins - 1].op == COLLC_OP_WAIT, "rank %d ends without WAIT",

@@ -17,34 +17,6 @@
 #include "unit.h"
 #include "mutate.h"
 
-#define MAXP 16
-
-/* The p programs of one collective, and its spec. */
-typedef struct {
-  collc_spec s;
-  collc_prog *P[MAXP];
-} progs;
-
-/* Compile algo for every rank of spec s into G; 0 or -1 (failure checked). */
-static int compile_all(const collc_spec *s, const char *algo, progs *G) {
-  collc_choice c;
-  char why[200] = "";
-  memset(G, 0, sizeof *G);
-  G->s = *s;
-  if (choice_parse(s->coll, algo, &c, why, sizeof why) || choice_resolve(s, &c, why, sizeof why))
-    return CHECK(0, "%s: %s", algo, why) - 1;
-  for (int r = 0; r < s->p; r++) {
-    collc_spec sr = spec_rank(s, r);
-    G->P[r] = choice_compile(&sr, &c, why, sizeof why);
-    if (!G->P[r]) return CHECK(0, "%s rank %d: %s", algo, r, why) - 1;
-  }
-  return 0;
-}
-
-/* Free G's programs. */
-static void free_all(progs *G) {
-  for (int r = 0; r < G->s.p; r++) prog_free(G->P[r]);
-}
 
 /* A spec: collective, p, count (8-byte elements), commutative, root. */
 static collc_spec mkspec(int coll, int p, int64_t count, int comm, int root) {

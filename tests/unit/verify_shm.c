@@ -199,47 +199,32 @@ static void sweep(void) {
  * block of a split vector nonempty), compiled; NULL on failure. */
 static int64_t mutant_count = 100;
 
-static collc_prog **compile_all(int coll, const char *algo, const collc_layout *L,
-                                collc_spec *s) {
-  collc_choice c;
-  char why[200];
+static int compile_mutants(int coll, const char *algo, const collc_layout *L, progs *G) {
   int blocks = coll == COLLC_COLL_ALLTOALL || coll == COLLC_COLL_ALLGATHER;
-  *s = (collc_spec){coll, L->p, 0, mutant_count, blocks ? 8 * mutant_count : 8,
-                    coll == COLLC_COLL_BCAST, 1, 1, L, NULL, NULL, 0};
-  if (choice_parse(coll, algo, &c, why, sizeof why) || choice_resolve(s, &c, why, sizeof why))
-    return NULL;
-  collc_prog **P = calloc((size_t)L->p, sizeof *P);
-  for (int r = 0; P && r < L->p; r++) {
-    collc_spec sr = spec_rank(s, r);
-    P[r] = choice_compile(&sr, &c, why, sizeof why);
-  }
-  return P;
-}
-
-static void free_all(collc_prog **P, int p) {
-  for (int r = 0; r < p; r++) prog_free(P[r]);
-  free(P);
+  collc_spec s = {coll, L->p, 0, mutant_count, blocks ? 8 * mutant_count : 8,
+                  coll == COLLC_COLL_BCAST, 1, 1, L, NULL, NULL, 0};
+  return compile_all(&s, algo, G);
 }
 
 /* Rank r's program with instruction a deleted (or, move >= 0: instruction
  * a moved to position move) must be rejected. */
 static void mutant(int coll, const char *algo, const collc_layout *L, int r, int a, int move) {
-  collc_spec s;
-  collc_prog **P = compile_all(coll, algo, L, &s);
+  static progs G; /* (large: not on the stack) */
+  collc_prog **P = G.P;
   verify_report R;
-  if (!P) {
-    CHECK(0, "%s %s: cannot compile", coll_name(coll), algo);
+  if (compile_mutants(coll, algo, L, &G)) {
+    free_all(&G);
     return;
   }
   collc_instr I = P[r]->ins[a];
   delete_ins(P[r], a);
   if (move >= 0) insert_ins(P[r], move, I);
-  verify_programs(&s, P, &R);
+  verify_programs(&G.s, P, &R);
   CHECK(!R.ok, "%s %s nodes=%s: rank %d with %s %s (addr %d, n=%lld) %s passed",
         coll_name(coll), algo, L->desc, r, ops_name(I.op), move >= 0 ? "moved up" : "deleted", a,
         (long long)I.n, move >= 0 ? "early" : "");
   cases++;
-  free_all(P, L->p);
+  free_all(&G);
 }
 
 /* Every AWAIT of every rank deleted; every segment access (and GET) moved
@@ -248,9 +233,10 @@ static void mutant(int coll, const char *algo, const collc_layout *L, int r, int
  * the same writes; the verifier then proves the result right.) */
 static void mutants(int coll, const char *algo, const char *nodes, int p) {
   collc_layout *L = make_layout(nodes, p);
-  collc_spec s;
-  collc_prog **P = compile_all(coll, algo, L, &s);
-  for (int r = 0; P && r < p; r++)
+  static progs G;
+  collc_prog **P = G.P;
+  int ok = compile_mutants(coll, algo, L, &G) == 0;
+  for (int r = 0; ok && r < p; r++)
     for (int a = 0; a < P[r]->nins; a++) {
       const collc_instr *I = &P[r]->ins[a];
       if (I->op == COLLC_OP_AWAIT) mutant(coll, algo, L, r, a, -1);
@@ -261,7 +247,7 @@ static void mutants(int coll, const char *algo, const char *nodes, int p) {
       while (first > 0 && P[r]->ins[first - 1].op == COLLC_OP_AWAIT) first--;
       if ((writes_shm || reads_shm) && first < a) mutant(coll, algo, L, r, a, first);
     }
-  if (P) free_all(P, p);
+  free_all(&G);
   layout_free(L);
 }
 
@@ -269,20 +255,21 @@ static void mutants(int coll, const char *algo, const char *nodes, int p) {
  * buffer is read in place the slot stays empty, so each must be rejected. */
 static void slot_copies(int coll, const char *algo, int p) {
   collc_layout *L = make_layout("one", p);
-  collc_spec s;
-  collc_prog **P = compile_all(coll, algo, L, &s);
-  for (int r = 0; P && r < p; r++)
+  static progs G;
+  collc_prog **P = G.P;
+  int ok = compile_mutants(coll, algo, L, &G) == 0;
+  for (int r = 0; ok && r < p; r++)
     for (int a = 0; a < P[r]->nins; a++) {
       collc_instr I = P[r]->ins[a];
       if (I.op != COLLC_OP_GET) continue;
       verify_report R;
       P[r]->ins[a].op = COLLC_OP_COPY, P[r]->ins[a].src = I.src2;
-      verify_programs(&s, P, &R);
+      verify_programs(&G.s, P, &R);
       CHECK(!R.ok, "%s %s: rank %d's GET at %d as a slot COPY passed", coll_name(coll), algo, r, a);
       P[r]->ins[a] = I;
       cases++;
     }
-  if (P) free_all(P, p);
+  free_all(&G);
   layout_free(L);
 }
 
@@ -294,9 +281,10 @@ static void slot_copies(int coll, const char *algo, int p) {
 static void figure8(void) {
   static const int fig8[4][4] = {{0, 1, 2, 3}, {3, 0, 1, 2}, {2, 3, 0, 1}, {1, 2, 3, 0}};
   collc_layout *L = make_layout("one", 4);
-  collc_spec s;
-  collc_prog **P = compile_all(COLLC_COLL_ALLREDUCE, "hier:node=copyin", L, &s);
-  for (int r = 0; P && r < 4; r++) {
+  static progs G;
+  collc_prog **P = G.P;
+  int ok = compile_mutants(COLLC_COLL_ALLREDUCE, "hier:node=copyin", L, &G) == 0;
+  for (int r = 0; ok && r < 4; r++) {
     int a = 0, awaits = 0;
     for (int i = 0; i < P[r]->nins; i++) {
       const collc_instr *I = &P[r]->ins[i];
@@ -315,8 +303,8 @@ static void figure8(void) {
           awaits);
     cases++;
   }
-  if (P) free_all(P, 4);
-  CHECK(P != NULL, "figure 8: hier:node=copyin does not compile at p = 4");
+  free_all(&G);
+  CHECK(ok, "figure 8: hier:node=copyin does not compile at p = 4");
   layout_free(L);
 }
 

@@ -1,0 +1,115 @@
+/* memo_preload.c - the call memo never serves a call from a stale entry.
+ *
+ * The memo (src/mpi/internal.h) remembers, per collective, the last calls'
+ * (communicator handle, key) -> (call-cache entry, state). MPI reuses the
+ * handle of a freed communicator, often at once, so a memo that outlived
+ * its communicator would run the old communicator's plan (its p, its
+ * execution context) on the new one. This unmodified program (run with the
+ * library preloaded, default rule or forced algorithms) creates and frees
+ * communicators of changing sizes in a loop, calls every collective on
+ * each and on MPI_COMM_WORLD in turn with three keys per collective (more
+ * than the memo's ways), in place and not, every root, blocking and
+ * nonblocking, then the same key on each new communicator (where a memo
+ * of the freed one would hit), and checks each result against its value worked out here
+ * (no MPI involved). A stale memo gives a wrong p, hence wrong sums and
+ * block counts, or (ASan) a use after free.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXN 3  /* elements per call: counts 1..MAXN are the three keys */
+#define MAXP 16 /* ranks at most */
+
+static int fails, checks;
+
+/* Record one comparison; print the first few failures. */
+static void expect(int ok, const char *coll, int p, int n, int it) {
+  checks++;
+  if (!ok && fails++ < 10) fprintf(stderr, "memo: %s p=%d n=%d iteration %d: wrong\n", coll, p, n, it);
+}
+
+/* Rank r's input element i in iteration it. */
+static int in(int r, int i, int it) { return 7 * r + 3 * i + it; }
+/* The sum of in(r, i, it) over r < p. */
+static int sum(int p, int i, int it) { return 7 * p * (p - 1) / 2 + p * (3 * i + it); }
+
+/* Allreduce (in place or not), reduce to root, reduce_scatter_block. */
+static void reductions(MPI_Comm c, int n, int it, int root, int in_place) {
+  int p, r, a[MAXN * MAXP], b[MAXN * MAXP];
+  MPI_Comm_size(c, &p), MPI_Comm_rank(c, &r);
+  for (int i = 0; i < n * p; i++) a[i] = in(r, i, it), b[i] = -1;
+  MPI_Allreduce(in_place ? MPI_IN_PLACE : a, in_place ? a : b, n, MPI_INT, MPI_SUM, c);
+  const int *res = in_place ? a : b;
+  int ok = 1;
+  for (int i = 0; i < n; i++) ok &= res[i] == sum(p, i, it);
+  expect(ok, in_place ? "allreduce in place" : "allreduce", p, n, it);
+  for (int i = 0; i < n * p; i++) a[i] = in(r, i, it), b[i] = -1;
+  MPI_Reduce(a, b, n, MPI_INT, MPI_SUM, root % p, c);
+  ok = 1;
+  for (int i = 0; r == root % p && i < n; i++) ok &= b[i] == sum(p, i, it);
+  expect(ok, "reduce", p, n, it);
+  MPI_Reduce_scatter_block(a, b, n, MPI_INT, MPI_SUM, c);
+  ok = 1;
+  for (int i = 0; i < n; i++) ok &= b[i] == sum(p, r * n + i, it);
+  expect(ok, "reduce_scatter_block", p, n, it);
+}
+
+/* Bcast from root, allgather, alltoall, barrier, iallreduce. */
+static void moves(MPI_Comm c, int n, int it, int root) {
+  int p, r, a[MAXN * MAXP], b[MAXN * MAXP], ok = 1;
+  MPI_Comm_size(c, &p), MPI_Comm_rank(c, &r);
+  for (int i = 0; i < n; i++) a[i] = r == root % p ? in(root % p, i, it) : -1;
+  MPI_Bcast(a, n, MPI_INT, root % p, c);
+  for (int i = 0; i < n; i++) ok &= a[i] == in(root % p, i, it);
+  expect(ok, "bcast", p, n, it);
+  for (int i = 0; i < n * p; i++) a[i] = in(r, i, it), b[i] = -1;
+  MPI_Allgather(a, n, MPI_INT, b, n, MPI_INT, c);
+  ok = 1;
+  for (int i = 0; i < n * p; i++) ok &= b[i] == in(i / n, i % n, it);
+  expect(ok, "allgather", p, n, it);
+  MPI_Alltoall(a, n, MPI_INT, b, n, MPI_INT, c);
+  ok = 1; /* (block s of rank r: elements r*n.. of rank s's input) */
+  for (int i = 0; i < n * p; i++) ok &= b[i] == in(i / n, r * n + i % n, it);
+  expect(ok, "alltoall", p, n, it);
+  MPI_Barrier(c);
+  MPI_Request q;
+  for (int i = 0; i < n; i++) a[i] = in(r, i, it), b[i] = -1;
+  MPI_Iallreduce(a, b, n, MPI_INT, MPI_SUM, c, &q);
+  MPI_Wait(&q, MPI_STATUS_IGNORE);
+  ok = q == MPI_REQUEST_NULL;
+  for (int i = 0; i < n; i++) ok &= b[i] == sum(p, i, it);
+  expect(ok, "iallreduce", p, n, it);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size, iters = argc > 1 ? atoi(argv[1]) : 40;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank), MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size > MAXP) MPI_Abort(MPI_COMM_WORLD, 2);
+  for (int it = 0; it < iters; it++) {
+    MPI_Comm c; /* sizes change: groups of world ranks by rank % (1 + it % 3) */
+    MPI_Comm_split(MPI_COMM_WORLD, rank % (1 + it % 3), rank, &c);
+    for (int rep = 0; rep < 4; rep++)
+      for (int n = 1; n <= MAXN; n++) {
+        MPI_Comm on = (rep + n) % 2 ? c : MPI_COMM_WORLD;
+        reductions(on, n, it, it + rep, (it + rep + n) % 2);
+        moves(on, n, it, it + rep);
+      }
+    MPI_Comm_free(&c);
+  }
+  for (int it = 0; it < iters; it++) { /* the same key on each new communicator */
+    MPI_Comm c;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % (1 + it % 3), rank, &c);
+    for (int rep = 0; rep < 2; rep++) reductions(c, 1, it, 0, 0), moves(c, 1, it, 0);
+    MPI_Comm_free(&c);
+  }
+  int all = 0;
+  PMPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("memo_preload np=%d: %s (%d failures, %d checks per rank)\n", size,
+           all ? "FAIL" : "PASS", all, checks);
+  MPI_Finalize();
+  return all != 0;
+}
