@@ -87,6 +87,16 @@ int collc_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
 int collc_reduce_scatter_algo(const char *algorithm, const void *sendbuf, void *recvbuf,
                               const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm);
+/* Alltoallv (per-rank send and receive counts): the decision is made on
+ * p and the algorithm alone (each rank knows only its own counts), the
+ * counts bind this rank's plan. */
+int collc_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+int collc_alltoallv_algo(const char *algorithm, const void *sendbuf, const int sendcounts[],
+                         const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                         MPI_Comm comm);
 int collc_reduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
                       MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm);
 int collc_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
@@ -120,6 +130,10 @@ int collc_scatterv_algo(const char *algorithm, const void *sendbuf, const int se
 int collc_ialltoall_algo(const char *algorithm, const void *sendbuf, int sendcount,
                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int collc_ialltoallv_algo(const char *algorithm, const void *sendbuf, const int sendcounts[],
+                          const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                          const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                          MPI_Comm comm, MPI_Request *request);
 int collc_iallreduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
 int collc_ireduce_scatter_block_algo(const char *algorithm, const void *sendbuf, void *recvbuf,
@@ -185,6 +199,10 @@ int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                             MPI_Request *request);
+int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                       const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request);
 #endif
 
 #ifdef __cplusplus

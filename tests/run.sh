@@ -202,6 +202,23 @@ run_case "openmpi/vforms allgatherv reduce_scatter hier persistent np=6 node=4" 
   env COLLC_STATS=1 COLLC_NODE_SIZE=4 "${OMPIRUN[@]}" 6 "$OMPI/tests/mpi_vforms"
 run_case "openmpi/vforms allgatherv reduce_scatter self-test must fail np=4" 120 bash -c '! "$@"' _ \
   env COLLC_TEST_BREAK=9 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_vforms"
+# Alltoallv (tests/mpi/alltoallv.c: blocking, nonblocking and persistent, every
+# algorithm forced, against PMPI_Alltoallv on the same input), on virtual nodes too; COLLC_ALLTOALLV
+# forcing the default selection (its stats line); the guard serving Open MPI's
+# in-place Ialltoallv (its stats line); a corrupted result must fail.
+for np in 1 2 3 4 5 6 7 8; do
+  run_case "openmpi/alltoallv np=$np" 120 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_alltoallv"
+done
+run_case "openmpi/alltoallv np=5 node=2" 120 env COLLC_NODE_SIZE=2 "${OMPIRUN[@]}" 5 \
+  "$OMPI/tests/mpi_alltoallv"
+run_case "openmpi/alltoallv COLLC_ALLTOALLV=pairwise np=3" 120 expect_stats \
+  "^collc-stats: alltoallv pairwise calls=[0-9]+ bytes=[0-9]+ from=env" \
+  env COLLC_ALLTOALLV=pairwise COLLC_STATS=1 "${OMPIRUN[@]}" 3 "$OMPI/tests/mpi_alltoallv"
+run_case "openmpi/alltoallv guard: in-place ialltoallv served by linear np=2" 120 expect_stats \
+  "^collc-stats: ialltoallv linear calls=[0-9]+ bytes=[0-9]+ from=guard" \
+  env COLLC_STATS=1 "${OMPIRUN[@]}" 2 "$OMPI/tests/mpi_alltoallv"
+run_case "openmpi/alltoallv self-test must fail np=4" 120 bash -c '! "$@"' _ \
+  env COLLC_TEST_BREAK=9 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_alltoallv"
 # Batches (issue 16): the host batch executor against the scalar path, byte
 # for byte, every registry algorithm, p = 1..8 in one process; then whole
 # collectives with COLLC_EXEC=batch against native (the stats line proves
@@ -554,6 +571,10 @@ for np in 2 3; do
   run_case "mpich/vforms allgatherv reduce_scatter quick np=$np" 120 env COLLC_TEST_QUICK=1 \
     "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_vforms"
 done
+for np in 1 2 3 4 5; do
+  run_case "mpich/alltoallv quick np=$np" 120 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
+    "$MPICH/tests/mpi_alltoallv"
+done
 for np in 1 2 3 5 6 8; do
   run_case "mpich/alltoall np=$np" 300 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
     "$MPICH/tests/mpi_alltoall"
@@ -833,6 +854,8 @@ done
 run_case "asan/rooted gather scatter np=3" 120 env ASAN_OPTIONS=detect_leaks=0 \
   COLLC_GATHER=tree COLLC_SCATTER=tree:3 COLLC_GATHERV=linear COLLC_SCATTERV=linear \
   "${OMPIRUN[@]}" 3 build-asan/tests/mpi_rooted
+run_case "asan/alltoallv np=3" 120 env ASAN_OPTIONS=detect_leaks=0 \
+  "${OMPIRUN[@]}" 3 build-asan/tests/mpi_alltoallv
 run_case "asan/kernels np=2" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 2 build-asan/tests/mpi_kernels
 for np in 2 5; do

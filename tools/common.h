@@ -39,7 +39,8 @@ typedef struct {
   "            (\"0,1,0,1\"), then /sM for M ranks per socket (\"4/s2\");\n"        \
   "            shared-memory plans (hier, shm) need one\n"                        \
   "  -V C,...  allgatherv, reduce_scatter: elements of each rank's block (p of them;\n" \
-  "            default: count each)\n"
+  "            default: count each); alltoallv: rank q sends each rank Cq (in place\n" \
+  "            q and r exchange min(Cq, Cr))\n"
 
 /* Apply one of the shared options; 0 if opt was one of them, else -1. */
 static inline int tool_option(int opt, const char *arg, tool_opts *o) {
@@ -74,6 +75,23 @@ static inline void tool_counts(collc_spec *s, const char *list, long count) {
   s->counts = c;
 }
 
+/* Alltoallv: every rank's vectors from tool_counts' p counts C (rank q
+ * sends each rank C[q] elements, so rank r receives C[q] from each q; in
+ * place, where MPI needs them symmetric, q and r exchange min(C[q], C[r])),
+ * packed; s->vall. */
+static inline void tool_a2av_counts(collc_spec *s) {
+  int p = s->p;
+  int64_t *m = malloc((size_t)p * 2 * (size_t)p * sizeof *m);
+  const int64_t *C = s->counts;
+  for (int q = 0; m && q < p; q++)
+    for (int r = 0; r < p; r++) {
+      int64_t out = C[q], in = C[r], both = C[q] < C[r] ? C[q] : C[r];
+      m[2 * p * q + r] = s->in_place ? both : out, m[2 * p * q + p + r] = s->in_place ? both : in;
+    }
+  if (!m) exit(2);
+  s->counts = m, s->vall = 1, s->count = 0;
+}
+
 /* Build spec and resolved choice from command-line words; exits 2 on error. */
 static inline void tool_setup(const char *coll, const char *algo, long p, long rank, long count,
                               const tool_opts *o, collc_spec *s, collc_choice *c) {
@@ -95,6 +113,7 @@ static inline void tool_setup(const char *coll, const char *algo, long p, long r
   s->commutative = !o->noncommutative;
   s->unit_bytes = d->per_block ? eb * count : eb;
   if (d->counted) tool_counts(s, o->counts, count);
+  if (d->counts_local) tool_a2av_counts(s);
   if (o->nodes && !(s->layout = layout_parse(s->p, o->nodes))) {
     fprintf(stderr, "bad node layout '%s' for p = %ld\n", o->nodes, p);
     exit(2);

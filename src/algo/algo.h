@@ -136,6 +136,7 @@ extern const collc_algo algo_native, algo_alltoall_pairwise, algo_alltoall_linea
     algo_rsb_hier, algo_allgather_hier, algo_reduce_hier, algo_bcast_hier, algo_alltoall_hier,
     algo_allgatherv_hier, algo_rs_hier, algo_barrier_dissem, algo_barrier_flags, algo_barrier_hier,
     algo_shm, algo_gather_linear, algo_scatter_linear, algo_gatherv_linear, algo_scatterv_linear,
-    algo_gather_tree, algo_scatter_tree;
+    algo_gather_tree, algo_scatter_tree, algo_alltoallv_pairwise,
+    algo_alltoallv_linear;
 
 #endif

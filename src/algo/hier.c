@@ -127,7 +127,7 @@ static const char *net_text(int coll, const char *text, char *why, size_t wlen) 
 static collc_spec sub_spec(const collc_spec *s, const collc_layout *L, int coll, int64_t count,
                            int root, int in_place) {
   collc_spec t = {coll, L->nnodes, L->node_of[s->rank], count, s->unit_bytes, in_place, root,
-                  s->commutative, NULL, NULL, NULL};
+                  s->commutative, NULL, NULL, NULL, 0};
   return t;
 }
 

@@ -24,6 +24,8 @@ const collc_algo *const algo_registry[] = {
     &algo_rs_cyclic,
     &algo_allgatherv_recexch,
     &algo_allgatherv_cyclic,
+    &algo_alltoallv_pairwise,
+    &algo_alltoallv_linear,
     &algo_reduce_tree,
     &algo_bcast_tree,
     &algo_allreduce_hier,

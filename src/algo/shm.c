@@ -438,8 +438,8 @@ static int shm_resolve(const collc_spec *s, collc_choice *c, char *why, size_t w
     snprintf(why, wlen, "shm: needs every rank on one node");
     return COLLC_EUNFIT;
   }
-  if (coll_desc_of(s->coll)->root_counts) { /* (it compiles every rank's program) */
-    snprintf(why, wlen, "shm: needs every rank's counts, which only the root has");
+  if (!coll_counts_shared(s)) { /* (it compiles every rank's program) */
+    snprintf(why, wlen, "shm: needs every rank's counts, which this rank does not have");
     return COLLC_EUNFIT;
   }
   return inner_choice(s, c, &in, why, wlen) ? COLLC_EUNFIT : 0;

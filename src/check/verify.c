@@ -124,6 +124,7 @@ typedef struct {
   uint8_t *kpool;   /* knowledge snapshots, p bytes each */
   int64_t nk, capk;
   verify_report *rep;
+  const collc_spec *S; /* the spec verified (alltoallv's oracle needs every rank's vectors) */
 } vstate;
 
 static void verr(vstate *V, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -858,6 +859,7 @@ static int setup(vstate *V, const collc_spec *s, const collc_choice *c,
   size_t pp = (size_t)p * (size_t)p;
   const coll_desc *d = coll_desc_of(s->coll);
   if (!d) return verr(V, "unknown collective %d", s->coll), -1;
+  V->S = s;
   V->U = 1; /* leaf ids: units per rank, the widest input (counted ones differ), >= 1 */
   for (int r = 0; r < p; r++)
     if (d->input(s, r).units > V->U) V->U = d->input(s, r).units;
@@ -931,7 +933,8 @@ static const char *describe(const vstate *V, vtok t, char *buf, size_t len) {
  * the run it just ended (the first mismatch is kept in V->late); order of
  * combination only matters for non-commutative operations. */
 static void check_rank(vstate *V, int r) {
-  const collc_spec *s = &V->R[r].P->spec;
+  collc_spec sr = spec_rank(V->S, r); /* (a program's own spec holds its rank's vectors only) */
+  const collc_spec *s = coll_desc_of(sr.coll)->counts_local ? &sr : &V->R[r].P->spec;
   int ordered = !(coll_reduces(s->coll) && s->commutative), ep = V->R[r].epoch;
   int64_t n = V->R[r].n[BUF_RECV];
   vtok *fold = folds(V, s, ep);

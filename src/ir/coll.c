@@ -49,9 +49,63 @@ static uint64_t hash_vec(const int64_t *v, int n) {
   return v ? h : 0;
 }
 
-uint64_t spec_counts_hash(const collc_spec *s) { return hash_vec(s->counts, s->p); }
+int spec_vec_len(const collc_spec *s) {
+  const coll_desc *d = coll_desc_of(s->coll);
+  return d && d->counts_local ? 2 * s->p : s->p;
+}
 
-uint64_t spec_displs_hash(const collc_spec *s) { return hash_vec(s->displs, s->p); }
+/* s->rank's counts (or displs) in v (every rank's when s->vall). */
+static const int64_t *own_vec(const collc_spec *s, const int64_t *v) {
+  return v && s->vall ? v + (size_t)s->rank * (size_t)spec_vec_len(s) : v;
+}
+
+uint64_t spec_counts_hash(const collc_spec *s) {
+  return hash_vec(own_vec(s, s->counts), spec_vec_len(s));
+}
+
+uint64_t spec_displs_hash(const collc_spec *s) {
+  return hash_vec(own_vec(s, s->displs), spec_vec_len(s));
+}
+
+/* ---- alltoallv: each rank's send and receive vectors ---- */
+
+/* Index of rank r's side `side` entry q in counts/displs (in place: the receive side). */
+static size_t a2av_at(const collc_spec *s, int r, int side, int q) {
+  size_t row = s->vall ? (size_t)r * 2 * (size_t)s->p : 0;
+  return row + (size_t)(s->in_place ? A2AV_RECV : side) * (size_t)s->p + (size_t)q;
+}
+
+int64_t a2av_count(const collc_spec *s, int r, int side, int q) {
+  return s->counts[a2av_at(s, r, side, q)];
+}
+
+int64_t a2av_displ(const collc_spec *s, int r, int side, int q) {
+  int64_t off = 0;
+  if (s->displs) return s->displs[a2av_at(s, r, side, q)];
+  for (int j = 0; j < q; j++) off += a2av_count(s, r, side, j);
+  return off;
+}
+
+/* Units of rank s->rank's buffer on side: up to the end of its last nonempty block. */
+static int64_t a2av_end(const collc_spec *s, int side) {
+  int64_t end = 0;
+  for (int q = 0; q < s->p; q++) {
+    int64_t n = a2av_count(s, s->rank, side, q), e = a2av_displ(s, s->rank, side, q) + n;
+    if (n && e > end) end = e;
+  }
+  return end;
+}
+
+static int64_t units_a2av_in(const collc_spec *s) {
+  return a2av_end(s, s->in_place ? A2AV_RECV : A2AV_SEND);
+}
+
+static int64_t units_a2av_out(const collc_spec *s) { return a2av_end(s, A2AV_RECV); }
+
+static int64_t units_a2av_vec(const collc_spec *s) {
+  int64_t a = units_a2av_in(s), b = units_a2av_out(s);
+  return a > b ? a : b;
+}
 
 /* allgatherv's RECV: up to the end of the last block (packed: the sum). */
 static int64_t units_gatherv_out(const collc_spec *s) {
@@ -222,6 +276,17 @@ static coll_want expect_scatterv(const collc_spec *s, int r, int64_t u) {
   return u < len ? leaf(s->root, off + u) : not_result;
 }
 
+/* Element u of r's RECV: element k of the block from the rank q whose
+ * receive block holds it, which q sent from its send side at its displ. */
+static coll_want expect_alltoallv(const collc_spec *s, int r, int64_t u) {
+  for (int q = 0; q < s->p; q++) {
+    int64_t off = a2av_displ(s, r, A2AV_RECV, q);
+    if (u >= off && u < off + a2av_count(s, r, A2AV_RECV, q))
+      return leaf(q, a2av_displ(s, q, A2AV_SEND, r) + (u - off));
+  }
+  return not_result; /* a gap between blocks */
+}
+
 /* A barrier has no result: its oracle is synchronizes (every rank's exit
  * causally after every rank's entry), which the verifier checks apart. */
 static coll_want expect_none(const collc_spec *s, int r, int64_t u) {
@@ -286,6 +351,9 @@ static const char *const cand_counted[] = {"recexch", "cyclic", NULL};
  * program from one rank's counts, which off the root are not known). */
 static const char *const cand_none[] = {NULL};
 
+static const char *const cand_a2av[] = {"pairwise", "linear", NULL};
+
+/* Alltoallv: the native library's, after MPICH's default (all posted at once). */
 static const char *native_linear(const collc_spec *s, char *buf, size_t len) {
   (void)s, (void)buf, (void)len;
   return "linear";
@@ -411,6 +479,16 @@ static const coll_desc coll_SCATTERV = {
     .input = input_own, .expect = expect_scatterv,
     .shm_inner = "linear", .hier_net = NULL,
     .native_model = native_linear, .sim_candidates = cand_none};
+/* Alltoallv: units are elements (SEND: of sendtype, RECV: of recvtype);
+ * each rank's program knows only its own vectors (counts_local). */
+static const coll_desc coll_ALLTOALLV = {
+    .family = COLLC_COLL_ALLTOALLV,
+    .name = "alltoallv", .counted = 1, .counts_local = 1,
+    .input_units = units_a2av_in, .output_units = units_a2av_out,
+    .vector_units = units_a2av_vec,
+    .input = input_own, .expect = expect_alltoallv,
+    .shm_inner = "pairwise", .hier_net = NULL,
+    .native_model = native_linear, .sim_candidates = cand_a2av};
 
 /* Every collective's row: a missing coll_<SUFFIX> does not compile. */
 static const coll_desc *const coll_descs[COLLC_COLL_COUNT] = {

@@ -36,7 +36,8 @@
   X(GATHER)               \
   X(SCATTER)              \
   X(GATHERV)              \
-  X(SCATTERV)
+  X(SCATTERV)             \
+  X(ALLTOALLV)
 
 enum collc_coll {
 #define COLLC_COLL_ENUM(e) COLLC_COLL_##e,
@@ -81,6 +82,12 @@ const char *buf_name(int buf);
  * lets them differ between ranks), so they key the binding, not the
  * decision; every rank's program sends and receives the same blocks in the
  * same order whatever its displs.
+ * alltoallv (coll_desc.counts_local): each rank passes only its own
+ * vectors, 2p of each: counts[0..p) the units it sends rank q (SEND units),
+ * counts[p..2p) those it receives from q (RECV units), displs the same
+ * sides' offsets (NULL: packed in rank order); vall says whether they hold
+ * every rank's (rank q's at q * 2p: the verifier's, the tools') or only
+ * s->rank's (MPI, a program's copy). count: 0 (the decision knows no counts).
  * Both borrowed from whoever made the spec; a program keeps its own copy. */
 typedef struct {
   int coll;           /* enum collc_coll */
@@ -94,6 +101,7 @@ typedef struct {
   const collc_layout *layout; /* which ranks share a node; NULL: none do */
   const int64_t *counts;      /* counted collectives: p block sizes, else NULL */
   const int64_t *displs;      /* allgatherv, gatherv, scatterv: p block offsets; NULL: packed */
+  int vall;                   /* alltoallv: counts, displs hold every rank's vectors */
 } collc_spec;
 
 /* Counted collectives: offset of rank r's block (displs, else packed), and its units. */
@@ -103,6 +111,14 @@ int64_t spec_block_len(const collc_spec *s, int r);
  * s->displs (0 without them), for binding keys. */
 uint64_t spec_counts_hash(const collc_spec *s);
 uint64_t spec_displs_hash(const collc_spec *s);
+/* Values in one rank's counts (and displs): p, or 2p for alltoallv. */
+int spec_vec_len(const collc_spec *s);
+/* Alltoallv, rank r's side (r must be s->rank unless s->vall): units r
+ * sends to (A2AV_SEND) or receives from (A2AV_RECV) rank q, and their
+ * offset in SEND (RECV). In place, the send side is the receive side. */
+enum { A2AV_SEND = 0, A2AV_RECV = 1 };
+int64_t a2av_count(const collc_spec *s, int r, int side, int q);
+int64_t a2av_displ(const collc_spec *s, int r, int side, int q);
 
 enum { SHAPE_STRIDED = 0, SHAPE_INDEXED = 1 };
 
@@ -163,6 +179,11 @@ typedef struct collc_prog {
  * place only at its root (elsewhere MPI_IN_PLACE is not allowed and
  * sendbuf is the input), bcast always (its input is the root's RECV). */
 collc_spec spec_rank(const collc_spec *s, int r);
+/* Whether s holds every rank's counts, so that decisions and whole-
+ * communicator models (shm, the simulator) may use them: not for gatherv
+ * and scatterv (coll_desc.root_counts) nor alltoallv (counts_local) unless
+ * a tool made s with every rank's vectors (s->vall). */
+int coll_counts_shared(const collc_spec *s);
 
 /* ---- what each collective means (coll.c) ----
  * One row per collective holds everything the pure layers need to know
@@ -204,6 +225,8 @@ typedef struct {
                            scatterv): elsewhere spec.counts holds the rank's own count and
                            zeros, so no decision may depend on them and a generator's
                            program for rank r != root may read only counts[r] */
+  int counts_local;     /* each rank passes only its own counts (alltoallv): they bind
+                           and never decide (spec.vall) */
   int family;           /* the collective whose generators serve this one (itself, or
                            allgather for allgatherv: the same code with unequal blocks) */
   /* Units of the input (SEND, or RECV in place), of RECV (in place: large

@@ -37,11 +37,13 @@ collc_prog *prog_new(const collc_spec *spec) {
   collc_prog *P = calloc(1, sizeof *P);
   if (!P) return NULL;
   P->spec = *spec;
-  size_t n = (size_t)spec->p * sizeof(int64_t); /* the program's own copies */
+  size_t len = (size_t)spec_vec_len(spec), n = len * sizeof(int64_t); /* its own copies */
+  size_t at = spec->vall ? (size_t)spec->rank * len : 0;               /* (of its rank's) */
   if (spec->counts && !(P->own_counts = malloc(n))) goto fail;
   if (spec->displs && !(P->own_displs = malloc(n))) goto fail;
-  if (spec->counts) P->spec.counts = memcpy(P->own_counts, spec->counts, n);
-  if (spec->displs) P->spec.displs = memcpy(P->own_displs, spec->displs, n);
+  if (spec->counts) P->spec.counts = memcpy(P->own_counts, spec->counts + at, n);
+  if (spec->displs) P->spec.displs = memcpy(P->own_displs, spec->displs + at, n);
+  P->spec.vall = 0;
   return P;
 fail:
   prog_free(P);
@@ -75,6 +77,11 @@ collc_spec spec_rank(const collc_spec *s, int r) {
   if (d && d->in_place_at_root && r != t.root) t.in_place = 0;
   if (d && d->always_in_place) t.in_place = 1;
   return t;
+}
+
+int coll_counts_shared(const collc_spec *s) {
+  const coll_desc *d = coll_desc_of(s->coll);
+  return d && !d->root_counts && !(d->counts_local && !s->vall);
 }
 
 int64_t prog_buf_units(const collc_prog *P, int buf) {

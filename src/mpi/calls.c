@@ -43,7 +43,7 @@ const call_entry *call_find(const call_entry *tab, const call_key *k) {
 
 int plan_counts_are(const collc_plan *pl, const int64_t *counts, const int64_t *displs) {
   const collc_spec *s = &plan_prog(pl)->spec;
-  size_t n = (size_t)s->p * sizeof *counts;
+  size_t n = (size_t)spec_vec_len(s) * sizeof *counts;
   if (!s->counts) return 1;
   if (!s->displs != !displs || (displs && memcmp(s->displs, displs, n))) return 0;
   return !memcmp(s->counts, counts, n);

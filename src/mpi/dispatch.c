@@ -70,6 +70,7 @@ static const char *selection(dispatch_call *d, const char *forced, collc_state *
 const char *dispatch_guarded(dispatch_call *d, const char *text) {
   const char *g = strcmp(text, "native") ? NULL
                                           : guard_text(&d->spec, d->bind.recvtype, d->bind.op);
+  if (!g && !strcmp(text, "native") && (d->ireq || d->request)) g = guard_nonblocking(&d->spec);
   if (g) d->src = SRC_GUARD;
   return g ? g : text;
 }
@@ -116,7 +117,7 @@ void dispatch_decision_key(const dispatch_call *d, decision_key *k) {
     k->ext = (long long)ext, k->text = (long long)text;
   }
   k->algo[0] = 0;
-  k->chash = coll_desc_of(s->coll)->root_counts ? 0 : spec_counts_hash(s); /* (root's only) */
+  k->chash = coll_counts_shared(s) ? spec_counts_hash(s) : 0; /* (else only this rank's) */
 }
 
 /* This rank's binding of call d. */

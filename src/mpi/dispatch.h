@@ -35,9 +35,11 @@ typedef struct dispatch_call {
     int sc, rc;
     MPI_Datatype st, rt;
   } user;
+  const int *vscounts, *vsdispls; /* alltoallv's send side (alltoallv.c) */
+  long long vsshift;              /* bytes sendbuf was moved by, as vshift */
   /* A persistent request's local work before each start of its plan (a
-   * gatherv root's or an allgatherv rank's own block copied into place,
-   * rooted.c, vcoll.c), or NULL. MPI code. */
+   * gatherv root's, an allgatherv rank's or an alltoallv rank's own block
+   * copied into place: rooted.c, vcoll.c, alltoallv.c), or NULL. MPI code. */
   int (*prestart)(const struct dispatch_call *d);
 } dispatch_call;
 

@@ -12,6 +12,12 @@
  * process, so like the default rule it assumes every rank runs the same
  * library on the same kind of CPU.
  *
+ * Nonblocking calls (guard_nonblocking) are guarded by table, not by a
+ * check: Open MPI 4.1's MPI_Ialltoallv with MPI_IN_PLACE, on a rank that
+ * moves nothing, leaves the communicator's schedule tags out of step, so a
+ * later MPI_Ialltoallv of the other ranks never matches (a two-rank
+ * program of plain MPI hangs so; tests/mpi/alltoallv.c found it).
+ *
  * Test hook: COLLC_TEST_NATIVE_WRONG=<type name>:<op name> (e.g.
  * MPI_INT:MPI_SUM) marks that pair wrong whatever the check finds.
  * COLLC_GUARD=0 turns the guard off (native as asked). */
@@ -149,6 +155,25 @@ const char *guard_text(const collc_spec *s, MPI_Datatype type, MPI_Op op) {
   if (ti < 0 || oi < 0 || !wrong[ti][oi]) return NULL;
   atomic_store_explicit(&used[ti][oi], 1, memory_order_relaxed);
   return algo[s->coll];
+}
+
+/* Whether COLLC_GUARD=0 turned the guard off (read once). */
+static int guard_off;
+static pthread_once_t off_once = PTHREAD_ONCE_INIT;
+static void read_off(void) {
+  const char *off = getenv("COLLC_GUARD");
+  guard_off = off && !strcmp(off, "0");
+}
+
+const char *guard_nonblocking(const collc_spec *s) {
+#if defined(OPEN_MPI) && OMPI_MAJOR_VERSION == 4
+  static const char *const in_place[COLLC_COLL_COUNT] = {[COLLC_COLL_ALLTOALLV] = "linear"};
+  pthread_once(&off_once, read_off);
+  if (s->in_place && in_place[s->coll] && !guard_off) return in_place[s->coll];
+#else
+  (void)s, (void)read_off, (void)off_once, (void)guard_off;
+#endif
+  return NULL;
 }
 
 void guard_print(void) {

@@ -338,6 +338,11 @@ void collc_warn_here(const char *key, const char *fmt, ...) __attribute__((forma
  * (type, op) that the MPI library computes wrong here (checked once per
  * process), the algorithm collc serves it with; else NULL. */
 const char *guard_text(const collc_spec *s, MPI_Datatype type, MPI_Op op);
+/* For a nonblocking call (or a persistent one, whose native starts are
+ * nonblocking calls) of spec s that would go native: the algorithm collc
+ * serves it with where the MPI library is known to get it wrong, or NULL
+ * (COLLC_GUARD=0: always NULL). */
+const char *guard_nonblocking(const collc_spec *s);
 /* Stats lines of the pairs the guard served (rank 0, at the end of the run). */
 void guard_print(void);
 

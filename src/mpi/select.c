@@ -19,7 +19,7 @@
 typedef tune_row rule;
 
 long long select_bytes(const collc_spec *s) {
-  if (coll_desc_of(s->coll)->root_counts) return 0; /* (the root's alone: decides nothing) */
+  if (!coll_counts_shared(s)) return 0; /* (this rank's alone: they decide nothing) */
   if (coll_desc_of(s->coll)->per_block) return s->unit_bytes;
   return s->count * s->unit_bytes;
 }
@@ -94,5 +94,5 @@ int select_may_share(const collc_spec *s) {
 int select_simulates(const collc_spec *s) {
   int minp = config_get()->sim_min_p;
   return minp > 0 && s->p >= minp && s->unit_bytes > 0 && !first_row(s, 1, 0) &&
-         coll_desc_of(s->coll)->sim_candidates[0]; /* (none: native) */
+         coll_desc_of(s->coll)->sim_candidates[0] && coll_counts_shared(s); /* (else native) */
 }

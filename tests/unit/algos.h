@@ -5,7 +5,8 @@
  * ranks: every registry row with its default parameters plus a few
  * parameter variants, reductions of 37 elements (not divisible by p),
  * block collectives of 2 elements per block, counted ones (allgatherv,
- * reduce_scatter) blocks of (7q + 3) mod 5 elements, in place and not, commutative
+ * reduce_scatter) blocks of (7q + 3) mod 5 elements (alltoallv: rank q
+ * sends r (q + r + qr + 3) mod 5, every rank's vectors in the spec), in place and not, commutative
  * and not (where the algorithm serves it), roots 0 and p-1, layouts of
  * nodes of 2 and 4 ranks for node-aware rows and one node for shm. Choices
  * that do not fit (EUNFIT) are skipped; the count is returned. */
@@ -36,14 +37,17 @@ static inline long sweep_specs(int coll, int p, const collc_layout *L, const cha
   const coll_desc *D = coll_desc_of(coll);
   int64_t counts[1024], total = 0; /* counted collectives: unequal blocks, some empty */
   long n = 0;
-  if (D->counted && p > 1024) return 0;
-  for (int q = 0; D->counted && q < p; q++) total += counts[q] = (q * 7 + 3) % 5;
+  if (D->counted && (D->counts_local ? 2 * p * p : p) > 1024) return 0;
+  for (int q = 0; D->counted && !D->counts_local && q < p; q++) total += counts[q] = (q * 7 + 3) % 5;
+  for (int q = 0; D->counts_local && q < p; q++) /* alltoallv: every rank's send, receive */
+    for (int r = 0; r < p; r++) /* sides, symmetric (in place needs it), some empty */
+      counts[2 * p * q + r] = counts[2 * p * q + p + r] = (q + r + q * r + 3) % 5;
   for (int ip = 0; ip < 2; ip++)
     for (int comm = D->reduces ? 0 : 1; comm < 2; comm++)
       for (int root = 0; root < (D->rooted && p > 1 ? 2 : 1); root++) {
         collc_spec s = {coll, p, 0, D->per_block ? 2 : D->counted ? total : 37, 8,
-                        ip || D->always_in_place, root ? p - 1 : 0, comm, L, NULL, NULL};
-        if (D->counted) s.counts = counts;
+                        ip || D->always_in_place, root ? p - 1 : 0, comm, L, NULL, NULL, 0};
+        if (D->counted) s.counts = counts, s.vall = D->counts_local;
         if (D->per_block) s.unit_bytes = 8 * s.count;
         if (ip && D->always_in_place) continue;
         n += sweep_one(&s, t, fn, arg);
