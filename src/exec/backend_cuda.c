@@ -9,6 +9,7 @@
 #include <string.h>
 #include "backend_cuda.h"
 #include "memclass.h"
+#include "../plan/config.h"
 #if defined(OPEN_MPI)
 #include <mpi-ext.h>
 #endif
@@ -53,6 +54,7 @@ void backend_cuda_table_free(void *dev) {
 }
 
 int backend_cuda_aware(void) {
+  if (config_get()->test_cuda_aware) return 1; /* (tests/fakecuda: device memory is host memory) */
 #if defined(MPIX_CUDA_AWARE_SUPPORT)
   return MPIX_Query_cuda_support();
 #else

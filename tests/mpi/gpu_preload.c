@@ -18,6 +18,7 @@
  * repetition's time the maximum over ranks; min and median in us. Native
  * with device buffers only on a CUDA-aware library; NCCL if libnccl.so.2
  * loads. */
+#define _GNU_SOURCE /* (RTLD_DEFAULT) */
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdint.h>
@@ -29,6 +30,12 @@
 #endif
 
 static int rank, size, aware;
+/* The fake CUDA's counters (tests/fakecuda/cudart.c's FC_* order), or NULL. */
+enum { FC_MALLOC, FC_FREE, FC_HOST_ALLOC, FC_ATTR, FC_H2D, FC_D2H, FC_D2D, FC_H2H, FC_LAUNCH,
+       FC_ORDER_ERR, FC_SYNC, FC_RANGE, FC_NCOUNT };
+static const long long *fake;
+static int (*fake_unfinished)(void);
+static long long staged_calls, fake_bad;
 static struct { /* the CUDA runtime, by dlopen */
   int (*malloc_)(void **p, size_t n);
   int (*free_)(void *p);
@@ -62,6 +69,9 @@ static int cuda_init(void) {
   if (!load("libcudart.so", names, (void **)&cu, 8) && !load("libcudart.so.13", names, (void **)&cu, 8) &&
       !load("libcudart.so.12", names, (void **)&cu, 8))
     return 0;
+  const long long *(*counts)(void) = (const long long *(*)(void))dlsym(RTLD_DEFAULT, "fakecuda_counts");
+  fake = counts ? counts() : NULL;
+  fake_unfinished = (int (*)(void))dlsym(RTLD_DEFAULT, "fakecuda_unfinished");
   return cu.count(&n) == 0 && n > 0 && cu.set(rank % n) == 0;
 }
 
@@ -80,6 +90,20 @@ enum { ALLREDUCE, RSB, ALLGATHER, REDUCE, BCAST, ALLTOALL, NCOLL };
 enum { BLOCKING, NONBLOCKING, PERSISTENT, REFERENCE };
 static const char *const coll_names[NCOLL] = {"allreduce", "reduce_scatter_block", "allgather",
                                               "reduce", "bcast", "alltoall"};
+/* Whether collective c has a significant send buffer apart from its receive
+ * buffer, and a significant receive buffer on a rank (root: it is c's root). */
+static const int has_send[NCOLL] = {1, 1, 1, 1, 0, 1};
+static int has_recv(int c, int root) { return c != REDUCE || root; }
+
+/* What the fake's counters d (after minus before the tested call c, mode m,
+ * whose root this rank is or not) must show; 0 if so. */
+static int fake_expect(int c, int m, int root, const long long *d) {
+  int r = has_recv(c, root), staged = !aware && m == BLOCKING;
+  if (staged) staged_calls++;
+  if (staged)
+    return d[FC_LAUNCH] || d[FC_D2H] != has_send[c] + r || d[FC_H2D] != r || d[FC_D2D];
+  return d[FC_D2H] || d[FC_D2D] || d[FC_H2D] != d[FC_MALLOC] - d[FC_FREE]; /* (uploads only) */
+}
 
 /* Collective c on n elements of t (per block), s into r, in mode m
  * (REFERENCE: PMPI_). MPI code. */
@@ -145,7 +169,18 @@ static int check_one(int c, int m, int n, int dbl) {
   if (c == BCAST && rank == size - 1) memcpy(hr, hs, (size_t)n * esz);
   memcpy(ref, hr, bytes);
   void *ds = dev_of(hs, bytes), *dr = dev_of(hr, bytes);
-  int rc = coll_run(c, m, ds, dr, n, t), rr = coll_run(c, REFERENCE, hs, ref, n, t), bad = 0;
+  long long before[FC_NCOUNT], delta[FC_NCOUNT];
+  if (fake) memcpy(before, fake, sizeof before);
+  int rc = coll_run(c, m, ds, dr, n, t), rr, bad = 0, fbad = 0;
+  for (int i = 0; fake && i < FC_NCOUNT; i++) delta[i] = fake[i] - before[i];
+  if (fake && (fbad = fake_expect(c, m, rank == (c == BCAST ? size - 1 : 1 % size), delta))) {
+    fake_bad++;
+    fprintf(stderr, "rank %d: %s mode %d n=%d: fake CUDA counts: launches=%lld h2d=%lld "
+            "d2h=%lld d2d=%lld mallocs=%lld frees=%lld\n", rank, coll_names[c], m, n,
+            delta[FC_LAUNCH], delta[FC_H2D], delta[FC_D2H], delta[FC_D2D], delta[FC_MALLOC],
+            delta[FC_FREE]);
+  }
+  rr = coll_run(c, REFERENCE, hs, ref, n, t);
   cu.memcpy_(out, dr, bytes, 4);
   if (!dbl) bad = rc || rr || memcmp(out, ref, bytes);
   else {
@@ -159,6 +194,7 @@ static int check_one(int c, int m, int n, int dbl) {
       bad = (a > b ? a - b : b - a) > 1e-12 * (b > 0 ? b : -b);
     }
   }
+  bad |= fbad;
   if (bad)
     fprintf(stderr, "rank %d: %s mode %d n=%d %s: %s\n", rank, coll_names[c], m, n,
             dbl ? "double" : "int", rc || rr ? "error" : "wrong");
@@ -174,9 +210,19 @@ static int check(void) {
       for (int i = 0; i < 4; i++) fails += check_one(c, m, counts[i], 0);
   for (int i = 0; i < 4; i++) fails += check_one(ALLREDUCE, BLOCKING, counts[i], 1);
   int all = 0;
+  if (fake && (fake[FC_ORDER_ERR] || fake_unfinished())) {
+    fprintf(stderr, "rank %d: fake CUDA: %lld launches out of batch order, %d tables unfinished\n",
+            rank, fake[FC_ORDER_ERR], fake_unfinished());
+    fails++;
+  }
   PMPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (!rank) printf("gpu check: p=%d cuda-aware=%d: %s (%d failed)\n", size, aware,
                     all ? "FAILED" : "ok", all);
+  if (fake) {
+    long long mine[2] = {fake[FC_LAUNCH], staged_calls}, sum[2];
+    PMPI_Reduce(mine, sum, 2, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (!rank) printf("fake: launches=%lld staged-calls=%lld\n", sum[0], sum[1]);
+  }
   return all != 0;
 }
 
@@ -260,6 +306,8 @@ int main(int argc, char **argv) {
 #if defined(MPIX_CUDA_AWARE_SUPPORT)
   aware = MPIX_Query_cuda_support();
 #endif
+  const char *hook = getenv("COLLC_TEST_CUDA_AWARE"); /* (collc's test hook, tests/fakecuda) */
+  if (hook && !strcmp(hook, "1")) aware = 1;
   int ok = cuda_init(), all = 0, rc = 1;
   PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all) {
