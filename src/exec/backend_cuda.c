@@ -62,8 +62,8 @@ int backend_cuda_aware(void) {
 #endif
 }
 
-int backend_cuda_fits(const xbatch_tab *T, long long shm_units, int reads) {
-  return T && !shm_units && !reads && cu.kernel_ok(T->kernel);
+int backend_cuda_fits(int batchable, int kernel, long long shm_units, int reads) {
+  return batchable && !shm_units && !reads && cu.kernel_ok(kernel);
 }
 
 /* ---- the backend's functions: MPI's, after the stream has drained ---- */

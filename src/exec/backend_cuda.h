@@ -29,9 +29,12 @@
 const exec_backend *backend_cuda(void);
 /* Whether the MPI library takes device pointers (then messages use them). */
 int backend_cuda_aware(void);
-/* Whether a plan with batches T (NULL: none), shm_units node-segment units
- * and remote reads (reads) can run with the CUDA backend. */
-int backend_cuda_fits(const xbatch_tab *T, long long shm_units, int reads);
+/* Whether a plan whose local instructions all run in batches (batchable,
+ * plan_batchable) with reduction kernel id kernel (-1: none), with
+ * shm_units node-segment units and remote reads (reads), can run with the
+ * CUDA backend. Rank-independent arguments only: every rank of the call
+ * must come to the same answer (one rank's plan may have no batch). */
+int backend_cuda_fits(int batchable, int kernel, long long shm_units, int reads);
 /* Wait for everything launched on the private stream. MPI code. */
 int backend_cuda_sync(void);
 /* Copy n bytes between any two of host, pinned and device memory

@@ -400,9 +400,9 @@ static int execute_staged(const dispatch_call *d, collc_state *st, const binding
 /* Whether plan B of decision D can serve device-buffer call d: always
  * staged; with a CUDA-aware library when the CUDA backend runs it. */
 static int device_fits(const decision *D, const binding *B) {
+  int kernel, all = plan_batchable(B->plan, &kernel);
   return !backend_cuda_aware() ||
-         backend_cuda_fits(plan_batches(B->plan), plan_prog(B->plan)->shm_units,
-                           reads_in_place(&D->choice));
+         backend_cuda_fits(all, kernel, plan_prog(B->plan)->shm_units, reads_in_place(&D->choice));
 }
 
 /* Run plan B of device-buffer call d: with the CUDA backend be where the
