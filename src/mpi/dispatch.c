@@ -458,7 +458,10 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
     if (!D && rc) return collc_raise(d->comm, rc);
     st = state_get(d->comm, 0);
   }
-  if (!D || D->algo == 0) return dispatch_native(d, native_bytes);
+  if (!D || D->algo == 0) {
+    if (dev) stats_device(d->spec.coll); /* (marked as the other device calls the library gets) */
+    return dispatch_native(d, native_bytes);
+  }
   if (d->request) return (rc = persist(d, D, &bk)) ? collc_raise(d->comm, rc) : MPI_SUCCESS;
   binding *B, tmp = {0};
   if ((rc = dispatch_plan_of(d, D, &bk, &B, &tmp))) return collc_raise(d->comm, rc);
@@ -469,6 +472,7 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
   }
   rc = dev ? execute_device(d, st, B, dev) : execute(d, st, B);
   stats_add(d->spec.coll, D->algo, d->src, plan_bytes(B->plan));
+  if (dev) stats_device_plan(d->spec.coll, D->algo, !backend_cuda_aware());
   if (B == &tmp) plan_free(tmp.plan), free(tmp.gcomm);
   else if (!rc)
     remember(d, st, (call_entry){.kind = CALL_PLAN, .algo = D->algo, .plan = B->plan,

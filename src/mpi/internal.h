@@ -319,8 +319,12 @@ void stats_print(void);
  * derived datatypes) run instruction by instruction. */
 void stats_batch(int batched);
 /* A call (coll, + COLLC_COLL_COUNT if nonblocking) with CUDA device buffers,
- * handed to the MPI library (collc has no device backend serving it yet). */
+ * handed to the MPI library (no GPU, no CUDA backend, or a call or plan it
+ * does not serve). */
 void stats_device(int coll);
+/* A blocking call with CUDA device buffers served by a plan of algorithm
+ * algo: staged through host memory, or run with the CUDA backend. */
+void stats_device_plan(int coll, int algo, int staged);
 /* Count wisdom files loaded, saved and ignored (damaged or stale). */
 void stats_wisdom(int loaded, int saved, int ignored);
 

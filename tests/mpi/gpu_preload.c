@@ -202,6 +202,36 @@ static int check_one(int c, int m, int n, int dbl) {
   return bad;
 }
 
+/* The same blocking allreduce (1000 ints) REPEATS times on the same device
+ * buffers, against the reference. With the fake CUDA, every call after the
+ * first must do exactly what the second did and allocate nothing: a plan's
+ * table stays resident (no upload), the pinned mirror is kept (no host
+ * allocation), the launches are the same. 1 if it failed here. */
+enum { REPEATS = 3 };
+static int check_repeat(void) {
+  enum { N = 1000 };
+  int hs[N], ref[N], out[N], bad = 0;
+  long long before[FC_NCOUNT], first[FC_NCOUNT] = {0};
+  for (int k = 0; k < N; k++) hs[k] = rank * 31 + k;
+  int *ds = dev_of(hs, sizeof hs), *dr = dev_of(NULL, sizeof hs);
+  PMPI_Allreduce(hs, ref, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  for (int i = 0; i < REPEATS && !bad; i++) {
+    if (fake) memcpy(before, fake, sizeof before);
+    bad = coll_run(ALLREDUCE, BLOCKING, ds, dr, N, MPI_INT) != MPI_SUCCESS;
+    for (int j = 0; fake && j < FC_NCOUNT && !bad && i > 1; j++)
+      if (j != FC_ATTR && j != FC_RANGE && j != FC_SYNC && fake[j] - before[j] != first[j])
+        bad = 1, fprintf(stderr, "rank %d: repeated allreduce %d: fake CUDA counter %d: %lld, "
+                         "first repeat %lld\n", rank, i, j, fake[j] - before[j], first[j]);
+    for (int j = 0; fake && i == 1 && j < FC_NCOUNT; j++) first[j] = fake[j] - before[j];
+    if (fake && i == 1 && (first[FC_MALLOC] || first[FC_HOST_ALLOC] || first[FC_FREE]))
+      bad = 1, fprintf(stderr, "rank %d: repeated allreduce allocates\n", rank);
+  }
+  cu.memcpy_(out, dr, sizeof out, 4);
+  if (!bad && memcmp(out, ref, sizeof out)) bad = 1, fprintf(stderr, "rank %d: repeat wrong\n", rank);
+  cu.free_(ds), cu.free_(dr);
+  return bad;
+}
+
 static int check(void) {
   static const int counts[] = {1, 7, 1000, 65536 + 3};
   int fails = 0, modes = aware ? PERSISTENT : BLOCKING; /* (the library's own must take them) */
@@ -209,6 +239,7 @@ static int check(void) {
     for (int m = BLOCKING; m <= modes; m++)
       for (int i = 0; i < 4; i++) fails += check_one(c, m, counts[i], 0);
   for (int i = 0; i < 4; i++) fails += check_one(ALLREDUCE, BLOCKING, counts[i], 1);
+  fails += check_repeat();
   int all = 0;
   if (fake && (fake[FC_ORDER_ERR] || fake_unfinished())) {
     fprintf(stderr, "rank %d: fake CUDA: %lld launches out of batch order, %d tables unfinished\n",
