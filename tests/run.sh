@@ -64,14 +64,19 @@ expect_stats() {
   grep -Eq "$want" <<<"$out" || { echo "$out"; echo "missing stats line: $want"; return 1; }
 }
 
-# expect_all REGEX... -- PROGRAM...: the program passes and its output matches every REGEX.
+# expect_all REGEX... -- PROGRAM...: the program passes and its output matches every REGEX
+# (a REGEX written !REGEX: matches no line).
 expect_all() {
   local want=() out
   while [[ $1 != -- ]]; do want+=("$1"); shift; done
   shift
   out=$("$@" 2>&1) || { echo "$out"; return 1; }
   for w in "${want[@]}"; do
-    grep -Eq "$w" <<<"$out" || { echo "$out"; echo "missing line: $w"; return 1; }
+    if [[ $w == '!'* ]]; then # (!REGEX: no line may match)
+      ! grep -Eq "${w#!}" <<<"$out" || { echo "$out"; echo "unexpected line: ${w#!}"; return 1; }
+    else
+      grep -Eq "$w" <<<"$out" || { echo "$out"; echo "missing line: $w"; return 1; }
+    fi
   done
 }
 
@@ -195,6 +200,77 @@ device_cases() {
   fi
 }
 device_cases openmpi "${OMPIRUN[@]}"
+# The GPU paths on the fake CUDA (tests/fakecuda: a runtime on host memory and a
+# host build of libcollc_cuda.so, next to a copy of libcollc.so that is preloaded):
+# tests/mpi/gpu_preload.c, every collective with "device" buffers against PMPI_ on
+# host copies, the fake's counters checked around each call (gpu_preload.c).
+#  - staged: the library is not CUDA-aware; device memory is PROT_NONE outside the
+#    fake's copies (FAKECUDA_PROTECT=1), so host code touching it faults; every
+#    blocking call staged (via=staged), no launch, no call to the library;
+#  - cuda-aware (COLLC_TEST_CUDA_AWARE=1): the CUDA backend, each batch one
+#    launch, checked in order and counted in total (these totals change when the
+#    batching of these plans changes, as golden listings do); nonblocking and
+#    persistent device calls to the library (native mem=cuda);
+#  - the default rule on the cuda-aware path: every device call is either served
+#    by the CUDA backend or counted native mem=cuda (per collective: 4 blocking
+#    and 4 persistent calls, allreduce 11 blocking), 4 nonblocking ones each;
+#  - COLLC_CUDA=0 with protected device memory must fault (collc then takes
+#    device buffers for host ones: the protection can fail a test).
+FAKE_FORCE=(COLLC_ALLREDUCE=recexch COLLC_ALLGATHER=recexch COLLC_REDUCE_SCATTER_BLOCK=recexch
+            COLLC_REDUCE=tree COLLC_BCAST=tree COLLC_ALLTOALL=linear)
+FAKE_ALGOS=(allreduce:recexch:11 reduce_scatter_block:recexch:4 allgather:recexch:4 reduce:tree:4
+            bcast:tree:4 alltoall:linear:4)
+declare -A FAKE_LAUNCHES=([1]=27 [2]=46 [4]=144) # (launches over all ranks, forced plans)
+# fake_env LIB: the environment of a program on LIB's fake CUDA.
+fake_env() {
+  local d=$PWD/build-$1/tests/fakecuda
+  echo "LD_LIBRARY_PATH=$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} LD_PRELOAD=$d/libcollc.so COLLC_STATS=1"
+}
+# mem_totals N PROGRAM...: the program passes, and per collective the device calls
+# counted (native mem=cuda + served mem=cuda) are 8 (allreduce 15), nonblocking 4.
+mem_totals() {
+  local out
+  out=$("$@" 2>&1) || { echo "$out"; return 1; }
+  awk '/^collc-stats: [a-z_]+ [a-z]+ mem=cuda calls=/ { split($5, c, "="); n[$2] += c[2] }
+       END { bad = 0
+             for (k in n) if (n[k] != (k == "allreduce" ? 15 : k ~ /^i/ ? 4 : 8)) { print "device calls of " k ": " n[k]; bad = 1 }
+             if (length(n) != 12) { print "collectives counted: " length(n); bad = 1 }
+             exit bad }' <<<"$out" || { echo "$out"; return 1; }
+}
+# fakecuda_cases LIB RUN...: the fake CUDA cases of one MPI library.
+fakecuda_cases() {
+  local lib=$1 np env want a
+  shift
+  read -ra env <<<"$(fake_env "$lib")"
+  local prog=build-$lib/tests/mpi_gpu_preload
+  for np in 1 2 4; do
+    want=("gpu check: p=$np cuda-aware=0: ok" "fake: launches=0 staged-calls=$((28 * np))$"
+          'collc-cuda: GPU' '!native mem=cuda' '!via=cuda')
+    for a in "${FAKE_ALGOS[@]}"; do
+      IFS=: read -r c al n <<<"$a"
+      want+=("collc-stats: $c $al mem=cuda calls=$n via=staged")
+    done
+    run_case "$lib/fake cuda staged np=$np" 60 expect_all "${want[@]}" -- \
+      env "${env[@]}" FAKECUDA_PROTECT=1 "${FAKE_FORCE[@]}" "$@" $np "$prog" check
+    want=("gpu check: p=$np cuda-aware=1: ok" "fake: launches=${FAKE_LAUNCHES[$np]} staged-calls=0$"
+          '!via=staged')
+    for a in "${FAKE_ALGOS[@]}"; do
+      IFS=: read -r c al n <<<"$a"
+      want+=("collc-stats: $c $al mem=cuda calls=$n via=cuda" "collc-stats: $c native mem=cuda calls=4 "
+             "collc-stats: i$c native mem=cuda calls=4 ")
+    done
+    run_case "$lib/fake cuda-aware np=$np" 60 expect_all "${want[@]}" -- \
+      env "${env[@]}" COLLC_TEST_CUDA_AWARE=1 "${FAKE_FORCE[@]}" "$@" $np "$prog" check
+  done
+  for np in 2 4; do
+    run_case "$lib/fake cuda-aware default rule np=$np" 60 mem_totals \
+      env "${env[@]}" COLLC_TEST_CUDA_AWARE=1 "$@" $np "$prog" check
+  done
+  run_case "$lib/fake cuda COLLC_CUDA=0 protected buffers must fault np=2" 60 bash -c \
+    'out=$("$@" 2>&1) && exit 1; grep -Eq "signal 11|Segmentation fault" <<<"$out" || { echo "$out"; exit 1; }' _ \
+    env "${env[@]}" FAKECUDA_PROTECT=1 COLLC_CUDA=0 "${FAKE_FORCE[@]}" "$@" 2 "$prog" check
+}
+fakecuda_cases openmpi "${OMPIRUN[@]}"
 # tests/gpu/run.sh runs only on a machine with a GPU: here its syntax, and
 # its program built (the normal build compiles it) and refusing to run.
 run_case "gpu/run.sh syntax, program built" 30 bash -c \
@@ -487,6 +563,7 @@ run_case "mpich/hier persistent quick np=4 node=2" 240 env COLLC_TEST_QUICK=1 CO
 run_case "mpich/errors np=2" 60 "${MPICHRUN[@]}" 2 "$MPICH/tests/mpi_errors"
 run_case "mpich/kernels np=1" 120 "${MPICHRUN[@]}" 1 "$MPICH/tests/mpi_kernels"
 device_cases mpich "${MPICHRUN[@]}"
+fakecuda_cases mpich "${MPICHRUN[@]}"
 run_case "mpich/batch executor np=1" 120 "${MPICHRUN[@]}" 1 "$MPICH/tests/mpi_batch"
 run_case "mpich/batch reductions quick np=3" 240 env COLLC_EXEC=batch COLLC_TEST_QUICK=1 \
   "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_reductions"
