@@ -116,11 +116,13 @@ static int cu_no_read(int pid, char *lbase, const struct iovec *l, int nl, uint6
 }
 
 /* Batch b of T: one kernel launch on the private stream (T's descriptors
- * uploaded on the plan's first launch). */
+ * uploaded on the plan's first launch); none for a batch without
+ * descriptors (its instructions move no byte on this rank). */
 static int cu_batch(const xbatch_tab *T, int b, char *const base[], const kernel_sel *k) {
   xbatch_tab *t = (xbatch_tab *)T; /* (only its device copy is set, once) */
   void *dev = __atomic_load_n(&t->dev, __ATOMIC_ACQUIRE);
   (void)k; /* (the device kernel is T->kernel) */
+  if (!T->b[b].nd) return MPI_SUCCESS;
   if (!dev) {
     pthread_mutex_lock(&cu.lock);
     if (!(dev = t->dev) && cu.table(T, &dev) == 0) __atomic_store_n(&t->dev, dev, __ATOMIC_RELEASE);

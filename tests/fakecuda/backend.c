@@ -23,7 +23,7 @@ int cudaMallocHost(void **p, size_t n);
 int cudaFreeHost(void *p);
 int cudaStreamCreateWithFlags(void **st, unsigned flags);
 int cudaStreamSynchronize(void *st);
-void fakecuda_launch(const void *t, int b, int nb);
+void fakecuda_launch(const void *t, int b, int first, int next);
 void fakecuda_table_gone(const void *t);
 void fakecuda_device_open(int open);
 
@@ -82,6 +82,16 @@ static void drain(void) {
   queued = 0;
 }
 
+/* The first batch of T after b (-1: from the start) with descriptors,
+ * wrapping around; b itself if no other has any. */
+static int next_full(const xbatch_tab *T, int b) {
+  for (int i = 1; i <= T->nb; i++) {
+    int k = (b + i + T->nb) % T->nb;
+    if (T->b[k].nd) return k;
+  }
+  return b;
+}
+
 /* Queue batch b of T (device table dev) on the stream. 0, or 1 (a kernel
  * this backend refuses: batch.cu would trap). */
 int collc_cuda_batch(void *dev, const xbatch_tab *T, int b, char *const base[], int nbase,
@@ -92,7 +102,7 @@ int collc_cuda_batch(void *dev, const xbatch_tab *T, int b, char *const base[], 
   launch *L = &queue[queued++];
   *L = (launch){(const xdesc *)dev + T->b[b].d0, T->b[b].nd, T->kernel, {0}};
   for (int i = 0; i < nbase && i < Q_BASES; i++) L->base[i] = base[i];
-  fakecuda_launch(dev, b, T->nb);
+  fakecuda_launch(dev, b, next_full(T, -1), next_full(T, b));
   return 0;
 }
 

@@ -181,34 +181,36 @@ const char *cudaGetErrorString(int e) { return e ? "fake CUDA error" : "no error
 
 static struct {
   const void *table; /* NULL: free */
-  int next;          /* the batch the table's execution launches next */
+  int first, next;   /* the table's first batch with descriptors; the one it launches next */
 } tables[FC_TABLES];
 
-/* A backend launched batch b of nb of table t: counted, and checked to be
- * the next batch of t's execution (0 after the last). */
-void fakecuda_launch(const void *t, int b, int nb) {
+/* A backend launched batch b of table t, whose first batch with descriptors
+ * is first and whose next one after b is next (first after the last):
+ * counted, and checked to be the batch t's execution launches now (batches
+ * without descriptors are not launched). */
+void fakecuda_launch(const void *t, int b, int first, int next) {
   int i = 0;
   counts[FC_LAUNCH]++;
   while (i < FC_TABLES && tables[i].table && tables[i].table != t) i++;
   if (i == FC_TABLES) return (void)counts[FC_ORDER_ERR]++;
-  if (!tables[i].table) tables[i].table = t;
+  if (!tables[i].table) tables[i].table = t, tables[i].first = tables[i].next = first;
   if (b != tables[i].next) counts[FC_ORDER_ERR]++;
-  tables[i].next = (b + 1) % (nb > 0 ? nb : 1);
+  tables[i].next = next;
 }
 
 /* A table is gone (its plan freed): a later table may have its address. */
 void fakecuda_table_gone(const void *t) {
   for (int i = 0; i < FC_TABLES; i++)
     if (tables[i].table == t) {
-      if (tables[i].next) counts[FC_ORDER_ERR]++; /* (an execution left unfinished) */
-      tables[i].table = NULL, tables[i].next = 0;
+      if (tables[i].next != tables[i].first) counts[FC_ORDER_ERR]++; /* (left unfinished) */
+      tables[i].table = NULL;
     }
 }
 
 /* Tables whose execution launched some but not all of its batches now. */
 int fakecuda_unfinished(void) {
   int n = 0;
-  for (int i = 0; i < FC_TABLES; i++) n += tables[i].table && tables[i].next;
+  for (int i = 0; i < FC_TABLES; i++) n += tables[i].table && tables[i].next != tables[i].first;
   return n;
 }
 
