@@ -8,7 +8,7 @@
  *   mpi_gpu_preload bench   allreduce 8 B .. 64 MiB: collc vs native vs NCCL
  *
  * check: allreduce, reduce_scatter_block, allgather, reduce, bcast,
- * alltoall at several counts (blocking; nonblocking and persistent too when
+ * alltoall at several counts, and (blocking) in place (blocking; nonblocking and persistent too when
  * the library is CUDA-aware: collc hands those to it). Truth: the library's
  * PMPI_<coll> on host copies of the same input; ints must be equal exactly;
  * doubles (allreduce) must be bitwise identical on all ranks (a hash, min
@@ -96,12 +96,14 @@ static const int has_send[NCOLL] = {1, 1, 1, 1, 0, 1};
 static int has_recv(int c, int root) { return c != REDUCE || root; }
 
 /* What the fake's counters d (after minus before the tested call c, mode m,
- * whose root this rank is or not) must show; 0 if so. */
-static int fake_expect(int c, int m, int root, const long long *d) {
+ * whose root this rank is or not; in place: MPI_IN_PLACE where MPI allows
+ * it, at the root only for reduce) must show; 0 if so. */
+static int fake_expect(int c, int m, int root, int in_place, const long long *d) {
   int r = has_recv(c, root), staged = !aware && m == BLOCKING;
+  int sent = has_send[c] && !(in_place && (c != REDUCE || root));
   if (staged) staged_calls++;
   if (staged)
-    return d[FC_LAUNCH] || d[FC_D2H] != has_send[c] + r || d[FC_H2D] != r || d[FC_D2D];
+    return d[FC_LAUNCH] || d[FC_D2H] != sent + r || d[FC_H2D] != r || d[FC_D2D];
   return d[FC_D2H] || d[FC_D2D] || d[FC_H2D] != d[FC_MALLOC]; /* (table uploads only) */
 }
 
@@ -173,7 +175,7 @@ static int check_one(int c, int m, int n, int dbl) {
   if (fake) memcpy(before, fake, sizeof before);
   int rc = coll_run(c, m, ds, dr, n, t), rr, bad = 0, fbad = 0;
   for (int i = 0; fake && i < FC_NCOUNT; i++) delta[i] = fake[i] - before[i];
-  if (fake && (fbad = fake_expect(c, m, rank == (c == BCAST ? size - 1 : 1 % size), delta))) {
+  if (fake && (fbad = fake_expect(c, m, rank == (c == BCAST ? size - 1 : 1 % size), 0, delta))) {
     fake_bad++;
     fprintf(stderr, "rank %d: %s mode %d n=%d: fake CUDA counts: launches=%lld h2d=%lld "
             "d2h=%lld d2d=%lld mallocs=%lld frees=%lld\n", rank, coll_names[c], m, n,
@@ -198,6 +200,55 @@ static int check_one(int c, int m, int n, int dbl) {
   if (bad)
     fprintf(stderr, "rank %d: %s mode %d n=%d %s: %s\n", rank, coll_names[c], m, n,
             dbl ? "double" : "int", rc || rr ? "error" : fbad ? "fake CUDA counts" : "wrong");
+  cu.free_(ds), cu.free_(dr), free(hs), free(hr), free(out), free(ref);
+  return bad;
+}
+
+/* Blocking collective c (not bcast) in place on n ints per block: the
+ * device buffer r holds the input (reduce: at root 0; the others send s).
+ * (Root 0: MPICH 4.0.2's own reduce in place at root 1 of 1000 ints copies
+ * from MPI_IN_PLACE, with host buffers too.) ref: the library's PMPI_ call,
+ * not in place, the input taken from s (allgather: this rank's block of
+ * it), the result into r. MPI code. */
+static int coll_in_place(int c, int ref, const int *s, int *r, int n) {
+  MPI_Comm w = MPI_COMM_WORLD;
+  MPI_Datatype t = MPI_INT;
+  int root = 0;
+  const void *in = !ref ? MPI_IN_PLACE : c == ALLGATHER ? s + (size_t)rank * n : s;
+#define CALL(f, ...) (ref ? PMPI_##f(__VA_ARGS__) : MPI_##f(__VA_ARGS__))
+  switch (c) {
+  case ALLREDUCE: return CALL(Allreduce, in, r, n, t, MPI_SUM, w);
+  case RSB: return CALL(Reduce_scatter_block, in, r, n, t, MPI_SUM, w);
+  case ALLGATHER: return CALL(Allgather, in, n, t, r, n, t, w);
+  case REDUCE: return CALL(Reduce, rank == root ? in : s, r, n, t, MPI_SUM, root, w);
+  default: return CALL(Alltoall, in, n, t, r, n, t, w);
+  }
+#undef CALL
+}
+
+/* One in-place check of collective c on n ints per block against the
+ * reference (the bytes MPI defines: rsb's first block, reduce's at the
+ * root, all of allgather's and alltoall's, none at reduce's other ranks).
+ * 1 if it failed here. */
+static int check_in_place(int c, int n) {
+  size_t all = (size_t)n * (size_t)size, bytes = all * sizeof(int);
+  int *hs = malloc(bytes), *hr = malloc(bytes), *out = malloc(bytes), *ref = malloc(bytes);
+  int root = rank == 0;
+  for (size_t k = 0; k < all; k++) hs[k] = rank * 1009 + (int)k * 3 + c, hr[k] = hs[k] ^ 0x55;
+  int *ds = dev_of(hs, bytes), *dr = dev_of(hr, bytes);
+  long long before[FC_NCOUNT], delta[FC_NCOUNT];
+  if (fake) memcpy(before, fake, sizeof before);
+  int rc = coll_in_place(c, 0, ds, dr, n), fbad = 0;
+  for (int i = 0; fake && i < FC_NCOUNT; i++) delta[i] = fake[i] - before[i];
+  if (fake && (fbad = fake_expect(c, BLOCKING, root, 1, delta)))
+    fprintf(stderr, "rank %d: %s in place n=%d: fake CUDA counts: launches=%lld h2d=%lld "
+            "d2h=%lld\n", rank, coll_names[c], n, delta[FC_LAUNCH], delta[FC_H2D], delta[FC_D2H]);
+  int rr = coll_in_place(c, 1, root || c != REDUCE ? hr : hs, ref, n);
+  size_t cmp = c == ALLGATHER || c == ALLTOALL ? bytes : c == REDUCE && !root ? 0 : n * sizeof(int);
+  cu.memcpy_(out, dr, bytes, 4);
+  int bad = rc || rr || fbad || memcmp(out, ref, cmp);
+  if (bad) fprintf(stderr, "rank %d: %s in place n=%d: %s\n", rank, coll_names[c], n,
+                   rc || rr ? "error" : fbad ? "fake CUDA counts" : "wrong");
   cu.free_(ds), cu.free_(dr), free(hs), free(hr), free(out), free(ref);
   return bad;
 }
@@ -239,6 +290,8 @@ static int check(void) {
     for (int m = BLOCKING; m <= modes; m++)
       for (int i = 0; i < 4; i++) fails += check_one(c, m, counts[i], 0);
   for (int i = 0; i < 4; i++) fails += check_one(ALLREDUCE, BLOCKING, counts[i], 1);
+  for (int c = 0; c < NCOLL; c++)
+    for (int i = 1; i < 3 && c != BCAST; i++) fails += check_in_place(c, counts[i]);
   fails += check_repeat();
   int all = 0;
   if (fake && (fake[FC_ORDER_ERR] || fake_unfinished())) {
