@@ -214,28 +214,32 @@ device_cases openmpi "${OMPIRUN[@]}"
 #  - the default rule on the cuda-aware path: every device call is either served
 #    by the CUDA backend or counted native mem=cuda (per collective: 6 blocking
 #    (4, 2 of them in place; bcast 4, allreduce 13) and 4 persistent calls, and 4
-#    nonblocking ones;
+#    nonblocking ones; allgatherv (2 of its 4 calls with a send typing collc copies
+#    into place first) and reduce_scatter: blocking only;
 #  - COLLC_CUDA=0 with protected device memory must fault (collc then takes
 #    device buffers for host ones: the protection can fail a test).
 FAKE_FORCE=(COLLC_ALLREDUCE=recexch COLLC_ALLGATHER=recexch COLLC_REDUCE_SCATTER_BLOCK=recexch
-            COLLC_REDUCE=tree COLLC_BCAST=tree COLLC_ALLTOALL=linear)
+            COLLC_REDUCE=tree COLLC_BCAST=tree COLLC_ALLTOALL=linear COLLC_ALLGATHERV=recexch
+            COLLC_REDUCE_SCATTER=recexch)
 FAKE_ALGOS=(allreduce:recexch:13 reduce_scatter_block:recexch:6 allgather:recexch:6 reduce:tree:6
-            bcast:tree:4 alltoall:linear:6)
-declare -A FAKE_LAUNCHES=([1]=33 [2]=72 [4]=201) # (launches over all ranks, forced plans)
+            bcast:tree:4 alltoall:linear:6 allgatherv:recexch:4 reduce_scatter:recexch:2)
+declare -A FAKE_LAUNCHES=([1]=35 [2]=78 [4]=221) # (launches over all ranks, forced plans)
 # fake_env LIB: the environment of a program on LIB's fake CUDA.
 fake_env() {
   local d=$PWD/build-$1/tests/fakecuda
   echo "LD_LIBRARY_PATH=$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} LD_PRELOAD=$d/libcollc.so COLLC_STATS=1"
 }
 # mem_totals N PROGRAM...: the program passes, and per collective the device calls
-# counted (native mem=cuda + served mem=cuda) are 10 (allreduce 17, bcast 8), nonblocking 4.
+# counted (native mem=cuda + served mem=cuda) are 10 (allreduce 17, bcast 8, allgatherv 4,
+# reduce_scatter 2: blocking only), nonblocking 4.
 mem_totals() {
   local out
   out=$("$@" 2>&1) || { echo "$out"; return 1; }
-  awk '/^collc-stats: [a-z_]+ [a-z]+ mem=cuda calls=/ { split($5, c, "="); n[$2] += c[2] }
+  awk 'BEGIN { want["allreduce"] = 17; want["bcast"] = 8; want["allgatherv"] = 4; want["reduce_scatter"] = 2 }
+       /^collc-stats: [a-z_]+ [a-z]+ mem=cuda calls=/ { split($5, c, "="); n[$2] += c[2] }
        END { bad = 0
-             for (k in n) if (n[k] != (k == "allreduce" ? 17 : k ~ /^i/ ? 4 : k == "bcast" ? 8 : 10)) { print "device calls of " k ": " n[k]; bad = 1 }
-             if (length(n) != 12) { print "collectives counted: " length(n); bad = 1 }
+             for (k in n) if (n[k] != (k in want ? want[k] : k ~ /^i/ ? 4 : 10)) { print "device calls of " k ": " n[k]; bad = 1 }
+             if (length(n) != 14) { print "collectives counted: " length(n); bad = 1 }
              exit bad }' <<<"$out" || { echo "$out"; return 1; }
 }
 # fakecuda_cases LIB RUN...: the fake CUDA cases of one MPI library.
@@ -257,8 +261,9 @@ fakecuda_cases() {
           '!via=staged')
     for a in "${FAKE_ALGOS[@]}"; do
       IFS=: read -r c al n <<<"$a"
-      want+=("collc-stats: $c $al mem=cuda calls=$n via=cuda" "collc-stats: $c native mem=cuda calls=4 "
-             "collc-stats: i$c native mem=cuda calls=4 ")
+      want+=("collc-stats: $c $al mem=cuda calls=$n via=cuda")
+      [[ $c == allgatherv || $c == reduce_scatter ]] || # (blocking only)
+        want+=("collc-stats: $c native mem=cuda calls=4 " "collc-stats: i$c native mem=cuda calls=4 ")
     done
     run_case "$lib/fake cuda-aware np=$np" 60 expect_all "${want[@]}" -- \
       env "${env[@]}" COLLC_TEST_CUDA_AWARE=1 "${FAKE_FORCE[@]}" "$@" $np "$prog" check

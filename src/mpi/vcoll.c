@@ -19,6 +19,7 @@
 #include "args.h"
 #include "dispatch.h"
 #include "../plan/config.h"
+#include "../exec/backend_cuda.h"
 
 #define VCOLL_MAXP 1024
 
@@ -92,14 +93,41 @@ static int check(const vargs *a, const dispatch_call *d) {
   return args_bytes(a->sc, a->st) > args_bytes(mine, a->rt) ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
 }
 
+/* The first byte of count elements of t at buf, if they are dense (no gap
+ * and no overlap: a memcpy moves them), else NULL. */
+static const char *dense_at(const void *buf, int count, MPI_Datatype t) {
+  MPI_Aint lb, ext, tlb, text;
+  int size;
+  PMPI_Type_get_extent(t, &lb, &ext);
+  PMPI_Type_get_true_extent(t, &tlb, &text);
+  PMPI_Type_size(t, &size);
+  return count <= 1 ? (text == size ? (const char *)buf + tlb : NULL)
+                    : (text == size && ext == size ? (const char *)buf + tlb : NULL);
+}
+
+/* Copy the own block of allgatherv a from sendbuf to at: by the library
+ * (PMPI_Sendrecv on MPI_COMM_SELF), or with device buffers that collc
+ * stages (the library is not CUDA-aware and would read device memory) by
+ * the CUDA backend's copy when both typings are dense, else MPI_ERR_TYPE
+ * (the caller hands the call to the library). */
+static int own_copy(const vargs *a, dispatch_call *d, char *at) {
+  int mine = a->rc[d->spec.rank], size;
+  if (!on_device(a->sb, d->recvbuf) || !backend_cuda() || backend_cuda_aware())
+    return PMPI_Sendrecv(a->sb, a->sc, a->st, 0, 0, at, mine, a->rt, 0, 0, MPI_COMM_SELF,
+                         MPI_STATUS_IGNORE);
+  const char *from = dense_at(a->sb, a->sc, a->st), *to = dense_at(at, mine, a->rt);
+  PMPI_Type_size(a->st, &size);
+  if (!from || !to) return MPI_ERR_TYPE;
+  return backend_cuda_copy((void *)(uintptr_t)to, from, (size_t)a->sc * (size_t)size);
+}
+
 /* Allgatherv on a rank whose send typing is not its block's: copy the block
  * into place now (local) and run the in-place program (see the header). */
 static int own_block_first(const vargs *a, dispatch_call *d) {
   MPI_Aint lb, ext;
   PMPI_Type_get_extent(a->rt, &lb, &ext);
   char *at = (char *)d->recvbuf + (MPI_Aint)d->spec.displs[d->spec.rank] * ext;
-  int rc = PMPI_Sendrecv(a->sb, a->sc, a->st, 0, 0, at, a->rc[d->spec.rank], a->rt, 0, 0,
-                         MPI_COMM_SELF, MPI_STATUS_IGNORE);
+  int rc = own_copy(a, d, at);
   d->spec.in_place = 1, d->ck = NULL; /* (the native call still sends from sendbuf) */
   return rc;
 }
@@ -150,8 +178,11 @@ static int counted(const vargs *a, const char *forced, MPI_Comm comm, int fast) 
   }
   if (!gv && !args_reducible(a->rt, a->op)) return dispatch_native(&d, bytes);
   if (gv && !d.spec.in_place && (a->st != a->rt || a->sc != a->rc[rank]) &&
-      (err = own_block_first(a, &d)))
-    return collc_raise(comm, err);
+      (err = own_block_first(a, &d))) {
+    if (err != MPI_ERR_TYPE || !on_device(a->sb, a->rb)) return collc_raise(comm, err);
+    stats_device(a->coll); /* (a device block collc cannot copy: the library's call) */
+    return dispatch_native(&d, bytes);
+  }
   return dispatch(&d, forced, bytes);
 }
 

@@ -253,6 +253,46 @@ static int check_in_place(int c, int n) {
   return bad;
 }
 
+/* The per-rank-count collectives on device buffers, blocking, against the
+ * library's call on host copies: allgatherv (rank q's block (q + 1) * n ints
+ * at a displacement with a gap of q ints, or with bytes: sent as 4x MPI_BYTE,
+ * received as ints, which collc copies into place before its program) and
+ * reduce_scatter (sum, block q of (q % 3) * n ints). 1 if it failed here. */
+static int check_v(int bytes_typed, int n) {
+  int c[64], dsp[64], total = 0, end = 0, bad = 0;
+  if (size > 64) return 0;
+  for (int q = 0; q < size; q++) {
+    c[q] = (q + 1) * n, dsp[q] = end + q, end = dsp[q] + c[q], total += c[q];
+  }
+  size_t rb = (size_t)end * sizeof(int);
+  int *hs = malloc((size_t)c[rank] * sizeof(int)), *hr = malloc(rb), *ref = malloc(rb), *out = malloc(rb);
+  for (int k = 0; k < c[rank]; k++) hs[k] = rank * 7919 + k;
+  for (int k = 0; k < end; k++) hr[k] = ref[k] = -7 - k;
+  int *ds = dev_of(hs, (size_t)c[rank] * sizeof(int)), *dr = dev_of(hr, rb);
+  int rc = bytes_typed ? MPI_Allgatherv(ds, c[rank] * 4, MPI_BYTE, dr, c, dsp, MPI_INT, MPI_COMM_WORLD)
+                       : MPI_Allgatherv(ds, c[rank], MPI_INT, dr, c, dsp, MPI_INT, MPI_COMM_WORLD);
+  int rr = PMPI_Allgatherv(hs, c[rank], MPI_INT, ref, c, dsp, MPI_INT, MPI_COMM_WORLD);
+  cu.memcpy_(out, dr, rb, 4);
+  if (rc || rr || memcmp(out, ref, rb))
+    bad = 1, fprintf(stderr, "rank %d: allgatherv%s n=%d: %s\n", rank, bytes_typed ? " (bytes)" : "",
+                     n, rc || rr ? "error" : "wrong");
+  cu.free_(ds), cu.free_(dr), free(hs), free(hr), free(ref), free(out);
+  if (bytes_typed) return bad;
+  total = 0;
+  for (int q = 0; q < size; q++) c[q] = (q % 3) * n, total += c[q];
+  size_t in = (size_t)(total ? total : 1) * sizeof(int), ob = (size_t)(c[rank] ? c[rank] : 1) * sizeof(int);
+  hs = malloc(in), hr = malloc(ob), ref = malloc(ob), out = malloc(ob);
+  for (int k = 0; k < total; k++) hs[k] = rank * 131 + k;
+  ds = dev_of(hs, in), dr = dev_of(NULL, ob);
+  rc = MPI_Reduce_scatter(ds, dr, c, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  rr = PMPI_Reduce_scatter(hs, ref, c, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  cu.memcpy_(out, dr, ob, 4);
+  if (rc || rr || memcmp(out, ref, (size_t)c[rank] * sizeof(int)))
+    bad = 1, fprintf(stderr, "rank %d: reduce_scatter n=%d: %s\n", rank, n, rc || rr ? "error" : "wrong");
+  cu.free_(ds), cu.free_(dr), free(hs), free(hr), free(ref), free(out);
+  return bad;
+}
+
 /* The same blocking allreduce (1000 ints) REPEATS times on the same device
  * buffers, against the reference. With the fake CUDA, every call after the
  * first must do exactly what the second did and allocate nothing: a plan's
@@ -296,6 +336,7 @@ static int check(void) {
   for (int i = 0; i < 4; i++) fails += check_one(ALLREDUCE, BLOCKING, counts[i], 1);
   for (int c = 0; c < NCOLL; c++)
     for (int i = 1; i < 3 && c != BCAST; i++) fails += check_in_place(c, counts[i]);
+  for (int i = 1; i < 3; i++) fails += check_v(0, counts[i]) + check_v(1, counts[i]);
   fails += check_repeat();
   int all = 0;
   if (fake && (fake[FC_ORDER_ERR] || fake_unfinished())) {
