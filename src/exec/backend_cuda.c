@@ -27,6 +27,8 @@ static struct {
   int (*copy)(void *dst, const void *src, size_t n);
   int (*host_alloc)(void **p, size_t n);
   void (*host_free)(void *p);
+  int (*dev_alloc)(void **p, size_t n);
+  void (*dev_free)(void *p);
   void *stream;
   pthread_mutex_t lock;
 } cu = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -132,6 +134,16 @@ static int cu_batch(const xbatch_tab *T, int b, char *const base[], const kernel
   return cu_rc(cu.batch(dev, T, b, base, BUF_COUNT, cu.stream));
 }
 
+/* An execution's TMP buffer in device memory (the kernels read and write
+ * it; messages into it take device pointers as the user's buffers do). */
+static void *cu_tmp_alloc(size_t n) {
+  void *p = NULL;
+  return cu.dev_alloc(&p, n) ? NULL : p;
+}
+static void cu_tmp_free(void *p) {
+  if (p) cu.dev_free(p);
+}
+
 static const exec_backend exec_backend_cuda = {
     .name = "cuda",
     .send = cu_send,
@@ -146,6 +158,8 @@ static const exec_backend exec_backend_cuda = {
     .remote_read = cu_no_read,
     .batch = cu_batch,
     .error_class = NULL,
+    .tmp_alloc = cu_tmp_alloc,
+    .tmp_free = cu_tmp_free,
 };
 static exec_backend loaded_be;
 
@@ -156,10 +170,12 @@ static int cuda_lib_load(void) {
                                       "collc_cuda_table_free", "collc_cuda_batch",
                                       "collc_cuda_sync", "collc_cuda_stream_new",
                                       "collc_cuda_copy", "collc_cuda_host_alloc",
-                                      "collc_cuda_host_free"};
+                                      "collc_cuda_host_free", "collc_cuda_dev_alloc",
+                                      "collc_cuda_dev_free"};
   void **fn[] = {(void **)&cu.kernel_ok, (void **)&cu.table, (void **)&cu.table_free,
                  (void **)&cu.batch, (void **)&cu.sync, (void **)&cu.stream_new,
-                 (void **)&cu.copy, (void **)&cu.host_alloc, (void **)&cu.host_free};
+                 (void **)&cu.copy, (void **)&cu.host_alloc, (void **)&cu.host_free,
+                 (void **)&cu.dev_alloc, (void **)&cu.dev_free};
   Dl_info info;
   char path[4096];
   if (!dladdr((void *)backend_cuda, &info) || !info.dli_fname) return 0;

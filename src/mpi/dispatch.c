@@ -410,10 +410,10 @@ static int device_fits(const decision *D, const binding *B) {
 static int execute_device(const dispatch_call *d, collc_state *st, const binding *B,
                           const exec_backend *be) {
   if (!backend_cuda_aware()) return execute_staged(d, st, B);
-  if (!st->bctx && !(st->bctx = ctx_new())) return MPI_ERR_NO_MEM;
+  if (!st->dctx && !(st->dctx = ctx_new())) return MPI_ERR_NO_MEM;
   if (plan_prog(B->plan)->ngroups) request_quiesce(st);
   exec_where w = {st->priv, TAG_BLOCKING, B->gcomm, &st->seg, be};
-  int rc = request_run(st->bctx, B->plan, &w, d->sendbuf, d->recvbuf), rs = backend_cuda_sync();
+  int rc = request_run(st->dctx, B->plan, &w, d->sendbuf, d->recvbuf), rs = backend_cuda_sync();
   return rc ? rc : rs;
 }
 

@@ -121,6 +121,8 @@ typedef struct {
   shm_seg *seg;           /* node segment of the blocking plans (grown on demand) */
   call_entry *calls;      /* the call cache: CALL_SLOTS entries, NULL until used */
   exec_ctx *bctx;         /* the blocking calls' execution context, NULL until used */
+  exec_ctx *dctx;         /* that of blocking calls run with the CUDA backend (its TMP
+                             buffer is device memory), NULL until used */
   void *stage;            /* pinned host mirror of device buffers (backend_cuda.h: MPI
                              libraries that are not CUDA-aware), NULL until used */
   size_t stage_bytes;

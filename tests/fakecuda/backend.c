@@ -26,6 +26,7 @@ int cudaStreamSynchronize(void *st);
 void fakecuda_launch(const void *t, int b, int first, int next);
 void fakecuda_table_gone(const void *t);
 void fakecuda_device_open(int open);
+void fakecuda_kernel_touch(const void *p, size_t n);
 
 enum { Q_MAX = 64, Q_BASES = 8 };
 
@@ -52,6 +53,9 @@ int collc_cuda_kernel_ok(int k) {
 #endif
       ;
 }
+
+/* Bytes of one base element of kernel id k's type (the table's C type). */
+static size_t elem_bytes(int k) { return k < 0 ? 1 : k_rows[k / K_NOPS].size; }
 
 /* Upload T's descriptors into fake device memory *dev. 0 or an error. */
 int collc_cuda_table(const xbatch_tab *T, void **dev) {
@@ -82,6 +86,21 @@ static void drain(void) {
   queued = 0;
 }
 
+/* Report the bytes launch L's descriptors read and write (a GPU reaches
+ * device and pinned memory only). (Descriptors read from T's host copy's
+ * twin: the device copy is protected outside kernel runs.) */
+static void touches(const launch *L) {
+  fakecuda_device_open(1);
+  for (int64_t j = 0; j < L->nd; j++) {
+    const xdesc *D = &L->d[j];
+    size_t n = D->kind == BATCH_COPY ? (size_t)D->n : (size_t)D->n * elem_bytes(L->kernel);
+    fakecuda_kernel_touch(L->base[D->sbuf] + D->s, n);
+    fakecuda_kernel_touch(L->base[D->dbuf] + D->d, n);
+    if (D->kind == BATCH_COMBINE) fakecuda_kernel_touch(L->base[D->s2buf] + D->s2, n);
+  }
+  fakecuda_device_open(0);
+}
+
 /* The first batch of T after b (-1: from the start) with descriptors,
  * wrapping around; b itself if no other has any. */
 static int next_full(const xbatch_tab *T, int b) {
@@ -102,6 +121,7 @@ int collc_cuda_batch(void *dev, const xbatch_tab *T, int b, char *const base[], 
   launch *L = &queue[queued++];
   *L = (launch){(const xdesc *)dev + T->b[b].d0, T->b[b].nd, T->kernel, {0}};
   for (int i = 0; i < nbase && i < Q_BASES; i++) L->base[i] = base[i];
+  touches(L);
   fakecuda_launch(dev, b, next_full(T, -1), next_full(T, b));
   return 0;
 }
@@ -114,4 +134,6 @@ int collc_cuda_sync(void *st) {
 int collc_cuda_stream_new(void **st) { return cudaStreamCreateWithFlags(st, 1); }
 int collc_cuda_copy(void *dst, const void *src, size_t n) { return cudaMemcpy(dst, src, n, 4); }
 int collc_cuda_host_alloc(void **p, size_t n) { return cudaMallocHost(p, n ? n : 1); }
+int collc_cuda_dev_alloc(void **p, size_t n) { return cudaMalloc(p, n ? n : 1); }
+void collc_cuda_dev_free(void *p) { cudaFree(p); }
 void collc_cuda_host_free(void *p) { cudaFreeHost(p); }

@@ -30,7 +30,7 @@ enum { FC_ALLOCS = 256, FC_TABLES = 256, FC_PAGE = 4096 };
 /* Counter indices (fakecuda_counts). Keep in sync with the test programs. */
 enum {
   FC_MALLOC, FC_FREE, FC_HOST_ALLOC, FC_ATTR, FC_H2D, FC_D2H, FC_D2D, FC_H2H,
-  FC_LAUNCH, FC_ORDER_ERR, FC_SYNC, FC_RANGE, FC_NCOUNT
+  FC_LAUNCH, FC_ORDER_ERR, FC_SYNC, FC_RANGE, FC_HOST_TOUCH, FC_NCOUNT
 };
 static long long counts[FC_NCOUNT];
 
@@ -212,6 +212,14 @@ int fakecuda_unfinished(void) {
   int n = 0;
   for (int i = 0; i < FC_TABLES; i++) n += tables[i].table && tables[i].next != tables[i].first;
   return n;
+}
+
+/* A kernel reads or writes [p, p + n): counted FC_HOST_TOUCH unless it lies
+ * in one allocation of this runtime (device or pinned memory, which a GPU
+ * reaches; pageable host memory it does not). */
+void fakecuda_kernel_touch(const void *p, size_t n) {
+  const fc_alloc *a = find(p);
+  if (n && (!a || (uintptr_t)p + n > a->hi)) counts[FC_HOST_TOUCH]++;
 }
 
 /* The counters (FC_* indices), live. */
