@@ -405,11 +405,24 @@ static int device_fits(const decision *D, const binding *B) {
          backend_cuda_fits(all, kernel, plan_prog(B->plan)->shm_units, reads_in_place(&D->choice));
 }
 
+/* Whether a significant buffer of call d is pageable host memory, which
+ * the CUDA backend's kernels cannot reach (a call with one buffer on the
+ * device and the other on the host). */
+static int host_buffer(const dispatch_call *d) {
+  const coll_desc *c = coll_desc_of(d->spec.coll);
+  int send = d->sendbuf && d->sendbuf != MPI_IN_PLACE && d->sendbuf != d->recvbuf &&
+             c->input_units(&d->spec) > 0; /* (bcast: none, its input is in recvbuf) */
+  return (send && memclass_of(d->sendbuf) == MEM_HOST) ||
+         (c->output_units(&d->spec) > 0 && memclass_of(d->recvbuf) == MEM_HOST);
+}
+
 /* Run plan B of device-buffer call d: with the CUDA backend be where the
- * library is CUDA-aware (ending synchronised), else staged. */
+ * library is CUDA-aware and every buffer is reachable from the device
+ * (ending synchronised), else staged (the same plan and messages: ranks
+ * may differ in this). */
 static int execute_device(const dispatch_call *d, collc_state *st, const binding *B,
                           const exec_backend *be) {
-  if (!backend_cuda_aware()) return execute_staged(d, st, B);
+  if (!backend_cuda_aware() || host_buffer(d)) return execute_staged(d, st, B);
   if (!st->dctx && !(st->dctx = ctx_new())) return MPI_ERR_NO_MEM;
   if (plan_prog(B->plan)->ngroups) request_quiesce(st);
   exec_where w = {st->priv, TAG_BLOCKING, B->gcomm, &st->seg, be};
@@ -472,7 +485,7 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
   }
   rc = dev ? execute_device(d, st, B, dev) : execute(d, st, B);
   stats_add(d->spec.coll, D->algo, d->src, plan_bytes(B->plan));
-  if (dev) stats_device_plan(d->spec.coll, D->algo, !backend_cuda_aware());
+  if (dev) stats_device_plan(d->spec.coll, D->algo, !backend_cuda_aware() || host_buffer(d));
   if (B == &tmp) plan_free(tmp.plan), free(tmp.gcomm);
   else if (!rc)
     remember(d, st, (call_entry){.kind = CALL_PLAN, .algo = D->algo, .plan = B->plan,

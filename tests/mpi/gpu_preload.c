@@ -293,6 +293,30 @@ static int check_v(int bytes_typed, int n) {
   return bad;
 }
 
+/* Blocking allreduce of n ints with one buffer on the device and the other
+ * in pageable host memory (send on the device if dev_send), against the
+ * reference. The CUDA backend's kernels cannot reach the host buffer: such
+ * a call is staged (the fake CUDA counts kernel accesses of host memory).
+ * 1 if it failed here. */
+static int check_mixed(int dev_send, int n) {
+  size_t bytes = (size_t)n * sizeof(int);
+  int *hs = malloc(bytes), *hr = malloc(bytes), *ref = malloc(bytes), *out = malloc(bytes), bad;
+  for (int k = 0; k < n; k++) hs[k] = rank * 17 + k, hr[k] = -1;
+  int *ds = dev_send ? dev_of(hs, bytes) : NULL, *dr = dev_send ? NULL : dev_of(hr, bytes);
+  int rc = MPI_Allreduce(dev_send ? (void *)ds : hs, dev_send ? (void *)hr : dr, n, MPI_INT,
+                         MPI_SUM, MPI_COMM_WORLD);
+  int rr = PMPI_Allreduce(hs, ref, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (dev_send) memcpy(out, hr, bytes);
+  else cu.memcpy_(out, dr, bytes, 4);
+  bad = rc || rr || memcmp(out, ref, bytes);
+  if (bad) fprintf(stderr, "rank %d: allreduce %s n=%d: %s\n", rank,
+                   dev_send ? "device to host" : "host to device", n, rc || rr ? "error" : "wrong");
+  if (ds) cu.free_(ds);
+  if (dr) cu.free_(dr);
+  free(hs), free(hr), free(ref), free(out);
+  return bad;
+}
+
 /* The same blocking allreduce (1000 ints) REPEATS times on the same device
  * buffers, against the reference. With the fake CUDA, every call after the
  * first must do exactly what the second did and allocate nothing: a plan's
@@ -337,6 +361,7 @@ static int check(void) {
   for (int c = 0; c < NCOLL; c++)
     for (int i = 1; i < 3 && c != BCAST; i++) fails += check_in_place(c, counts[i]);
   for (int i = 1; i < 3; i++) fails += check_v(0, counts[i]) + check_v(1, counts[i]);
+  fails += check_mixed(1, counts[2]) + check_mixed(0, counts[2]);
   fails += check_repeat();
   int all = 0;
   if (fake && (fake[FC_ORDER_ERR] || fake_unfinished() || fake[FC_HOST_TOUCH])) {
