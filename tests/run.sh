@@ -243,12 +243,23 @@ mem_totals() {
              if (length(n) != 14) { print "collectives counted: " length(n); bad = 1 }
              exit bad }' <<<"$out" || { echo "$out"; return 1; }
 }
+# fake_exports LIB: the names backend_cuda.c loads are what src/cuda/batch.cu defines
+# and what the host build of LIB exports.
+fake_exports() {
+  local want
+  want=$(grep -o '"collc_cuda_[a-z_]*"' src/exec/backend_cuda.c | tr -d '"' | sort)
+  diff <(echo "$want") <(grep -oE '^(int|void) collc_cuda_[a-z_]+' src/cuda/batch.cu | awk '{print $2}' | sort) &&
+    diff <(echo "$want") <(nm -D --defined-only "build-$1/tests/fakecuda/libcollc_cuda.so" |
+                            awk '$3 ~ /^collc_cuda_/ {print $3}' | sort)
+}
+export -f fake_exports
 # fakecuda_cases LIB RUN...: the fake CUDA cases of one MPI library.
 fakecuda_cases() {
   local lib=$1 np env want a
   shift
   read -ra env <<<"$(fake_env "$lib")"
   local prog=build-$lib/tests/mpi_gpu_preload
+  run_case "$lib/fake cuda backend exports = batch.cu's = what is loaded" 10 fake_exports "$lib"
   for np in 1 2 4; do
     want=("gpu check: p=$np cuda-aware=0: ok" "fake: launches=0 staged-calls=$((38 * np))$"
           'collc-cuda: GPU' '!native mem=cuda' '!via=cuda')
