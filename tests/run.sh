@@ -210,8 +210,9 @@ device_cases openmpi "${OMPIRUN[@]}"
 #  - cuda-aware (COLLC_TEST_CUDA_AWARE=1): the CUDA backend, each batch one
 #    launch, checked in order and counted in total (these totals change when the
 #    batching of these plans changes, as golden listings do); nonblocking and
-#    persistent device calls to the library (native mem=cuda); the two allreduces
-#    with one buffer in host memory staged (kernels cannot reach it);
+#    persistent device calls to the library (native mem=cuda); the three allreduces
+#    with a buffer in host memory (one of them host memory at the addresses of freed
+#    device buffers: memclass's stale ranges) staged (kernels cannot reach it);
 #  - the default rule on the cuda-aware path: every device call is either served
 #    by the CUDA backend or counted native mem=cuda (per collective: 6 blocking
 #    (4, 2 of them in place; bcast 4, allreduce 13) and 4 persistent calls, and 4
@@ -222,21 +223,21 @@ device_cases openmpi "${OMPIRUN[@]}"
 FAKE_FORCE=(COLLC_ALLREDUCE=recexch COLLC_ALLGATHER=recexch COLLC_REDUCE_SCATTER_BLOCK=recexch
             COLLC_REDUCE=tree COLLC_BCAST=tree COLLC_ALLTOALL=linear COLLC_ALLGATHERV=recexch
             COLLC_REDUCE_SCATTER=recexch)
-FAKE_ALGOS=(allreduce:recexch:13 reduce_scatter_block:recexch:6 allgather:recexch:6 reduce:tree:6
+FAKE_ALGOS=(allreduce:recexch:14 reduce_scatter_block:recexch:6 allgather:recexch:6 reduce:tree:6
             bcast:tree:4 alltoall:linear:6 allgatherv:recexch:4 reduce_scatter:recexch:2)
-declare -A FAKE_LAUNCHES=([1]=35 [2]=78 [4]=221) # (launches over all ranks, forced plans)
+declare -A FAKE_LAUNCHES=([1]=36 [2]=80 [4]=229) # (launches over all ranks, forced plans)
 # fake_env LIB: the environment of a program on LIB's fake CUDA.
 fake_env() {
   local d=$PWD/build-$1/tests/fakecuda
   echo "LD_LIBRARY_PATH=$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} LD_PRELOAD=$d/libcollc.so COLLC_STATS=1"
 }
 # mem_totals N PROGRAM...: the program passes, and per collective the device calls
-# counted (native mem=cuda + served mem=cuda) are 10 (allreduce 19, bcast 8, allgatherv 4,
+# counted (native mem=cuda + served mem=cuda) are 10 (allreduce 21, bcast 8, allgatherv 4,
 # reduce_scatter 2: blocking only), nonblocking 4.
 mem_totals() {
   local out
   out=$("$@" 2>&1) || { echo "$out"; return 1; }
-  awk 'BEGIN { want["allreduce"] = 19; want["bcast"] = 8; want["allgatherv"] = 4; want["reduce_scatter"] = 2 }
+  awk 'BEGIN { want["allreduce"] = 21; want["bcast"] = 8; want["allgatherv"] = 4; want["reduce_scatter"] = 2 }
        /^collc-stats: [a-z_]+ [a-z]+ mem=cuda calls=/ { split($5, c, "="); n[$2] += c[2] }
        END { bad = 0
              for (k in n) if (n[k] != (k in want ? want[k] : k ~ /^i/ ? 4 : 10)) { print "device calls of " k ": " n[k]; bad = 1 }
@@ -265,13 +266,13 @@ fakecuda_cases() {
           'collc-cuda: GPU' '!native mem=cuda' '!via=cuda')
     for a in "${FAKE_ALGOS[@]}"; do
       IFS=: read -r c al n <<<"$a"
-      [[ $c == allreduce ]] && n=$((n + 2)) # (and the two with one buffer in host memory)
+      [[ $c == allreduce ]] && n=$((n + 3)) # (and the three with a buffer in host memory)
       want+=("collc-stats: $c $al mem=cuda calls=$n via=staged")
     done
     run_case "$lib/fake cuda staged np=$np" 60 expect_all "${want[@]}" -- \
       env "${env[@]}" FAKECUDA_PROTECT=1 "${FAKE_FORCE[@]}" "$@" $np "$prog" check
     want=("gpu check: p=$np cuda-aware=1: ok" "fake: launches=${FAKE_LAUNCHES[$np]} staged-calls=0$"
-          'collc-stats: allreduce recexch mem=cuda calls=2 via=staged') # (device and host buffers)
+          'collc-stats: allreduce recexch mem=cuda calls=3 via=staged') # (device and host buffers)
     for a in "${FAKE_ALGOS[@]}"; do
       IFS=: read -r c al n <<<"$a"
       want+=("collc-stats: $c $al mem=cuda calls=$n via=cuda")

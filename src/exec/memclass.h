@@ -50,6 +50,10 @@ static inline int memclass_of(const void *p) {
   return memclass_lookup(p);
 }
 
+/* The class of p asked afresh (no cache; with CUDA only, else host): a
+ * device answer is cached as memclass_lookup's, any other drops a cached
+ * range holding p (a stale device range). */
+int memclass_fresh(const void *p);
 /* Drop cached ranges that overlap [p, p + len) (a free hook's call). */
 void memclass_forget(const void *p, size_t len);
 /* Test hook: answer misses with q instead of CUDA (NULL: back to probing);

@@ -406,23 +406,25 @@ static int device_fits(const decision *D, const binding *B) {
 }
 
 /* Whether a significant buffer of call d is pageable host memory, which
- * the CUDA backend's kernels cannot reach (a call with one buffer on the
- * device and the other on the host). */
+ * the CUDA backend's kernels cannot reach: a call with one buffer on the
+ * device and the other on the host, or a buffer whose cached device range
+ * is stale (freed, its addresses reused for host memory: memclass.h's free
+ * rule), so each is asked afresh (one pointer query per buffer and call,
+ * on this path only). */
 static int host_buffer(const dispatch_call *d) {
   const coll_desc *c = coll_desc_of(d->spec.coll);
   int send = d->sendbuf && d->sendbuf != MPI_IN_PLACE && d->sendbuf != d->recvbuf &&
              c->input_units(&d->spec) > 0; /* (bcast: none, its input is in recvbuf) */
-  return (send && memclass_of(d->sendbuf) == MEM_HOST) ||
-         (c->output_units(&d->spec) > 0 && memclass_of(d->recvbuf) == MEM_HOST);
+  return (send && memclass_fresh(d->sendbuf) == MEM_HOST) ||
+         (c->output_units(&d->spec) > 0 && memclass_fresh(d->recvbuf) == MEM_HOST);
 }
 
-/* Run plan B of device-buffer call d: with the CUDA backend be where the
- * library is CUDA-aware and every buffer is reachable from the device
- * (ending synchronised), else staged (the same plan and messages: ranks
- * may differ in this). */
+/* Run plan B of device-buffer call d: staged, or with the CUDA backend be
+ * (ending synchronised). Staged and backend executions run the same plan
+ * with the same messages: ranks may differ in this. */
 static int execute_device(const dispatch_call *d, collc_state *st, const binding *B,
-                          const exec_backend *be) {
-  if (!backend_cuda_aware() || host_buffer(d)) return execute_staged(d, st, B);
+                          const exec_backend *be, int staged) {
+  if (staged) return execute_staged(d, st, B);
   if (!st->dctx && !(st->dctx = ctx_new())) return MPI_ERR_NO_MEM;
   if (plan_prog(B->plan)->ngroups) request_quiesce(st);
   exec_where w = {st->priv, TAG_BLOCKING, B->gcomm, &st->seg, be};
@@ -483,9 +485,10 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
     stats_device(d->spec.coll);
     return dispatch_native(d, native_bytes);
   }
-  rc = dev ? execute_device(d, st, B, dev) : execute(d, st, B);
+  int staged = dev && (!backend_cuda_aware() || host_buffer(d)); /* (CUDA-aware: kernels) */
+  rc = dev ? execute_device(d, st, B, dev, staged) : execute(d, st, B);
   stats_add(d->spec.coll, D->algo, d->src, plan_bytes(B->plan));
-  if (dev) stats_device_plan(d->spec.coll, D->algo, !backend_cuda_aware() || host_buffer(d));
+  if (dev) stats_device_plan(d->spec.coll, D->algo, staged);
   if (B == &tmp) plan_free(tmp.plan), free(tmp.gcomm);
   else if (!rc)
     remember(d, st, (call_entry){.kind = CALL_PLAN, .algo = D->algo, .plan = B->plan,
