@@ -58,12 +58,14 @@ case_() {
 # A library that is not CUDA-aware cannot take device buffers itself, so
 # there collc must serve every call: algorithms forced (no native rows).
 FORCE=(COLLC_ALLREDUCE=recexch COLLC_ALLGATHER=recexch COLLC_REDUCE_SCATTER_BLOCK=recexch
-       COLLC_REDUCE=tree COLLC_BCAST=tree COLLC_ALLTOALL=linear)
+       COLLC_REDUCE=tree COLLC_BCAST=tree COLLC_ALLTOALL=linear COLLC_ALLGATHERV=recexch
+       COLLC_REDUCE_SCATTER=recexch)
 # COLLC_CUDA=0 makes every buffer host memory to collc, so its plans would
 # touch device memory from the host (the fake CUDA of tests/fakecuda shows the
 # fault): with it, only calls collc hands to the library may get device buffers.
 NATIVE=(COLLC_ALLREDUCE=native COLLC_ALLGATHER=native COLLC_REDUCE_SCATTER_BLOCK=native
-        COLLC_REDUCE=native COLLC_BCAST=native COLLC_ALLTOALL=native)
+        COLLC_REDUCE=native COLLC_BCAST=native COLLC_ALLTOALL=native COLLC_ALLGATHERV=native
+        COLLC_REDUCE_SCATTER=native)
 for np in 1 2 4; do
   case_ "check collc np=$np" env LD_PRELOAD="$PRE" COLLC_STATS=1 "${FORCE[@]}" \
     "${RUN[@]}" $np "$PROG" check
