@@ -56,6 +56,9 @@ endif
 NVCC     ?= $(firstword $(wildcard /usr/local/cuda/bin/nvcc) nvcc)
 MPI_INC  := $(shell $(MPICC) --showme:compile 2>/dev/null || $(MPICC) -show 2>/dev/null | tr ' ' '\n' | grep '^-I' | tr '\n' ' ')
 CUDA_LIB := $(if $(CUDA),$(BUILD)/libcollc_cuda.so)
+# (tests/fakecuda: the fake CUDA of the tests, rules below)
+FAKECUDA_DIR := $(BUILD)/tests/fakecuda
+FAKECUDA := $(addprefix $(FAKECUDA_DIR)/,libcudart.so libcuda.so.1 libcollc.so libcollc_cuda.so)
 $(BUILD)/libcollc_cuda.so: src/cuda/batch.cu src/exec/kernel_table.h src/exec/xbatch.h
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  NVCC    $@")
@@ -67,7 +70,7 @@ all: lib tools $(BUILD)/collc.pc $(CUDA_LIB)
 
 lib: $(BUILD)/libcollc.so $(BUILD)/libcollc.a
 tools: $(TOOL_BIN)
-tests: all $(TEST_BIN)
+tests: all $(TEST_BIN) $(FAKECUDA)
 
 $(BUILD)/obj/%.o: %.c $(wildcard include/*.h src/*.h src/*/*.h)
 	@mkdir -p $(dir $@)
@@ -109,6 +112,26 @@ $(BUILD)/tests/unit_%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libcol
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  LINK    $@")
 	$(Q)$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) $< -o $@ $(BUILD)/libcollc.a $(LDLIBS)
+
+# The fake CUDA of tests without a GPU (tests/fakecuda): a runtime on host memory
+# (libcudart.so; libcuda.so.1 the same file, for the driver's range query) and a host
+# build of libcollc_cuda.so next to a copy of libcollc.so, the directory the CUDA
+# backend is loaded from. A test preloads that libcollc.so with the directory on
+# LD_LIBRARY_PATH.
+$(FAKECUDA_DIR)/libcudart.so: tests/fakecuda/cudart.c
+	@mkdir -p $(dir $@)
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(MPICC) $(XCFLAGS) $(CFLAGS) -shared -Wl,-soname,libcudart.so -o $@ $<
+$(FAKECUDA_DIR)/libcuda.so.1: $(FAKECUDA_DIR)/libcudart.so
+	$(Q)ln -sf libcudart.so $@
+$(FAKECUDA_DIR)/libcollc.so: $(BUILD)/libcollc.so
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@
+$(FAKECUDA_DIR)/libcollc_cuda.so: tests/fakecuda/backend.c src/exec/kernels.c src/exec/batch_host.c \
+    $(wildcard src/exec/*.h src/ir/*.h) $(FAKECUDA_DIR)/libcudart.so
+	@$(if $(V),,echo "  LD      $@")
+	$(Q)$(MPICC) $(CPPFLAGS) $(XCFLAGS) $(CFLAGS) -shared -Wl,-Bsymbolic -o $@ $< \
+	  -L$(FAKECUDA_DIR) -lcudart -Wl,-rpath,'$$ORIGIN' $(LDLIBS)
 
 # MPI tests: *_preload.c are "unmodified programs" (no collc at link time).
 $(BUILD)/tests/mpi_%_preload: tests/mpi/%_preload.c $(wildcard tests/mpi/*.h)

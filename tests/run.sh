@@ -64,14 +64,19 @@ expect_stats() {
   grep -Eq "$want" <<<"$out" || { echo "$out"; echo "missing stats line: $want"; return 1; }
 }
 
-# expect_all REGEX... -- PROGRAM...: the program passes and its output matches every REGEX.
+# expect_all REGEX... -- PROGRAM...: the program passes and its output matches every REGEX
+# (a REGEX written !REGEX: matches no line).
 expect_all() {
   local want=() out
   while [[ $1 != -- ]]; do want+=("$1"); shift; done
   shift
   out=$("$@" 2>&1) || { echo "$out"; return 1; }
   for w in "${want[@]}"; do
-    grep -Eq "$w" <<<"$out" || { echo "$out"; echo "missing line: $w"; return 1; }
+    if [[ $w == '!'* ]]; then # (!REGEX: no line may match)
+      ! grep -Eq "${w#!}" <<<"$out" || { echo "$out"; echo "unexpected line: ${w#!}"; return 1; }
+    else
+      grep -Eq "$w" <<<"$out" || { echo "$out"; echo "missing line: $w"; return 1; }
+    fi
   done
 }
 
@@ -260,6 +265,97 @@ device_cases() {
   fi
 }
 device_cases openmpi "${OMPIRUN[@]}"
+# The GPU paths on the fake CUDA (tests/fakecuda: a runtime on host memory and a
+# host build of libcollc_cuda.so, next to a copy of libcollc.so that is preloaded):
+# tests/mpi/gpu_preload.c, every collective with "device" buffers against PMPI_ on
+# host copies, the fake's counters checked around each call (gpu_preload.c).
+#  - staged: the library is not CUDA-aware; device memory is PROT_NONE outside the
+#    fake's copies (FAKECUDA_PROTECT=1), so host code touching it faults; every
+#    blocking call staged (via=staged), no launch, no call to the library;
+#  - cuda-aware (COLLC_TEST_CUDA_AWARE=1): the CUDA backend, each batch one
+#    launch, checked in order and counted in total (these totals change when the
+#    batching of these plans changes, as golden listings do); nonblocking and
+#    persistent device calls to the library (native mem=cuda); the three allreduces
+#    with a buffer in host memory (one of them host memory at the addresses of freed
+#    device buffers: memclass's stale ranges) staged (kernels cannot reach it);
+#  - the default rule on the cuda-aware path: every device call is either served
+#    by the CUDA backend or counted native mem=cuda (per collective: 6 blocking
+#    (4, 2 of them in place; bcast 4, allreduce 13) and 4 persistent calls, and 4
+#    nonblocking ones; allgatherv (2 of its 4 calls with a send typing collc copies
+#    into place first) and reduce_scatter: blocking only;
+#  - COLLC_CUDA=0 with protected device memory must fault (collc then takes
+#    device buffers for host ones: the protection can fail a test).
+FAKE_FORCE=(COLLC_ALLREDUCE=recexch COLLC_ALLGATHER=recexch COLLC_REDUCE_SCATTER_BLOCK=recexch
+            COLLC_REDUCE=tree COLLC_BCAST=tree COLLC_ALLTOALL=linear COLLC_ALLGATHERV=recexch
+            COLLC_REDUCE_SCATTER=recexch)
+FAKE_ALGOS=(allreduce:recexch:14 reduce_scatter_block:recexch:6 allgather:recexch:6 reduce:tree:6
+            bcast:tree:4 alltoall:linear:6 allgatherv:recexch:4 reduce_scatter:recexch:2)
+declare -A FAKE_LAUNCHES=([1]=36 [2]=80 [4]=229) # (launches over all ranks, forced plans)
+# fake_env LIB: the environment of a program on LIB's fake CUDA.
+fake_env() {
+  local d=$PWD/build-$1/tests/fakecuda
+  echo "LD_LIBRARY_PATH=$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} LD_PRELOAD=$d/libcollc.so COLLC_STATS=1"
+}
+# mem_totals N PROGRAM...: the program passes, and per collective the device calls
+# counted (native mem=cuda + served mem=cuda) are 10 (allreduce 21, bcast 8, allgatherv 4,
+# reduce_scatter 2: blocking only), nonblocking 4.
+mem_totals() {
+  local out
+  out=$("$@" 2>&1) || { echo "$out"; return 1; }
+  awk 'BEGIN { want["allreduce"] = 21; want["bcast"] = 8; want["allgatherv"] = 4; want["reduce_scatter"] = 2 }
+       /^collc-stats: [a-z_]+ [a-z]+ mem=cuda calls=/ { split($5, c, "="); n[$2] += c[2] }
+       END { bad = 0
+             for (k in n) if (n[k] != (k in want ? want[k] : k ~ /^i/ ? 4 : 10)) { print "device calls of " k ": " n[k]; bad = 1 }
+             if (length(n) != 14) { print "collectives counted: " length(n); bad = 1 }
+             exit bad }' <<<"$out" || { echo "$out"; return 1; }
+}
+# fake_exports LIB: the names backend_cuda.c loads are what src/cuda/batch.cu defines
+# and what the host build of LIB exports.
+fake_exports() {
+  local want
+  want=$(grep -o '"collc_cuda_[a-z_]*"' src/exec/backend_cuda.c | tr -d '"' | sort)
+  diff <(echo "$want") <(grep -oE '^(int|void) collc_cuda_[a-z_]+' src/cuda/batch.cu | awk '{print $2}' | sort) &&
+    diff <(echo "$want") <(nm -D --defined-only "build-$1/tests/fakecuda/libcollc_cuda.so" |
+                            awk '$3 ~ /^collc_cuda_/ {print $3}' | sort)
+}
+export -f fake_exports
+# fakecuda_cases LIB RUN...: the fake CUDA cases of one MPI library.
+fakecuda_cases() {
+  local lib=$1 np env want a
+  shift
+  read -ra env <<<"$(fake_env "$lib")"
+  local prog=build-$lib/tests/mpi_gpu_preload
+  run_case "$lib/fake cuda backend exports = batch.cu's = what is loaded" 10 fake_exports "$lib"
+  for np in 1 2 4; do
+    want=("gpu check: p=$np cuda-aware=0: ok" "fake: launches=0 staged-calls=$((38 * np))$"
+          'collc-cuda: GPU' '!native mem=cuda' '!via=cuda')
+    for a in "${FAKE_ALGOS[@]}"; do
+      IFS=: read -r c al n <<<"$a"
+      [[ $c == allreduce ]] && n=$((n + 3)) # (and the three with a buffer in host memory)
+      want+=("collc-stats: $c $al mem=cuda calls=$n via=staged")
+    done
+    run_case "$lib/fake cuda staged np=$np" 60 expect_all "${want[@]}" -- \
+      env "${env[@]}" FAKECUDA_PROTECT=1 "${FAKE_FORCE[@]}" "$@" $np "$prog" check
+    want=("gpu check: p=$np cuda-aware=1: ok" "fake: launches=${FAKE_LAUNCHES[$np]} staged-calls=0$"
+          'collc-stats: allreduce recexch mem=cuda calls=3 via=staged') # (device and host buffers)
+    for a in "${FAKE_ALGOS[@]}"; do
+      IFS=: read -r c al n <<<"$a"
+      want+=("collc-stats: $c $al mem=cuda calls=$n via=cuda")
+      [[ $c == allgatherv || $c == reduce_scatter ]] || # (blocking only)
+        want+=("collc-stats: $c native mem=cuda calls=4 " "collc-stats: i$c native mem=cuda calls=4 ")
+    done
+    run_case "$lib/fake cuda-aware np=$np" 60 expect_all "${want[@]}" -- \
+      env "${env[@]}" COLLC_TEST_CUDA_AWARE=1 "${FAKE_FORCE[@]}" "$@" $np "$prog" check
+  done
+  for np in 2 4; do
+    run_case "$lib/fake cuda-aware default rule np=$np" 60 mem_totals \
+      env "${env[@]}" COLLC_TEST_CUDA_AWARE=1 "$@" $np "$prog" check
+  done
+  run_case "$lib/fake cuda COLLC_CUDA=0 protected buffers must fault np=2" 60 bash -c \
+    'out=$("$@" 2>&1) && exit 1; grep -Eq "signal 11|Segmentation fault" <<<"$out" || { echo "$out"; exit 1; }' _ \
+    env "${env[@]}" FAKECUDA_PROTECT=1 COLLC_CUDA=0 "${FAKE_FORCE[@]}" "$@" 2 "$prog" check
+}
+fakecuda_cases openmpi "${OMPIRUN[@]}"
 # tests/gpu/run.sh runs only on a machine with a GPU: here its syntax, and
 # its program built (the normal build compiles it) and refusing to run.
 run_case "gpu/run.sh syntax, program built" 30 bash -c \
@@ -610,6 +706,7 @@ run_case "mpich/hier persistent quick np=4 node=2" 240 env COLLC_TEST_QUICK=1 CO
 run_case "mpich/errors np=2" 60 "${MPICHRUN[@]}" 2 "$MPICH/tests/mpi_errors"
 run_case "mpich/kernels np=1" 120 "${MPICHRUN[@]}" 1 "$MPICH/tests/mpi_kernels"
 device_cases mpich "${MPICHRUN[@]}"
+fakecuda_cases mpich "${MPICHRUN[@]}"
 run_case "mpich/batch executor np=1" 120 "${MPICHRUN[@]}" 1 "$MPICH/tests/mpi_batch"
 run_case "mpich/batch reductions quick np=3" 240 env COLLC_EXEC=batch COLLC_TEST_QUICK=1 \
   "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_reductions"

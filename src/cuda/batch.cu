@@ -153,6 +153,10 @@ int collc_cuda_copy(void *dst, const void *src, size_t n) {
   return (int)cudaMemcpy(dst, src, n, cudaMemcpyDefault);
 }
 
+/* Device memory of n bytes into *p (an execution's TMP buffer); and its free. */
+int collc_cuda_dev_alloc(void **p, size_t n) { return (int)cudaMalloc(p, n ? n : 1); }
+void collc_cuda_dev_free(void *p) { cudaFree(p); }
+
 /* Pinned host memory of n bytes into *p; and its free. */
 int collc_cuda_host_alloc(void **p, size_t n) { return (int)cudaMallocHost(p, n ? n : 1); }
 void collc_cuda_host_free(void *p) { cudaFreeHost(p); }

@@ -51,6 +51,10 @@ typedef struct exec_backend {
   int (*batch)(const xbatch_tab *T, int b, char *const base[], const kernel_sel *k);
   /* The MPI error class of code rc. */
   int (*error_class)(int rc);
+  /* The memory of an execution's TMP buffer, which this backend's batches
+   * read and write (the CUDA backend: device memory); NULL: malloc, free. */
+  void *(*tmp_alloc)(size_t n);
+  void (*tmp_free)(void *p);
 } exec_backend;
 
 /* MPI point-to-point, node-shared memory and Cross Memory Attach: the

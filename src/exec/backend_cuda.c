@@ -1,7 +1,8 @@
 /* backend_cuda.c - the CUDA backend (backend_cuda.h). No CUDA header and no
  * link-time CUDA dependency: libcollc_cuda.so (src/cuda/batch.cu) is
  * loaded with dlopen from the directory of libcollc.so, only where
- * memclass_gpu() found a GPU. Never run (no GPU where it was written). */
+ * memclass_gpu() found a GPU. Never run on a GPU; run and tested with the
+ * fake CUDA of tests/fakecuda (a host build of libcollc_cuda.so). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include "backend_cuda.h"
 #include "memclass.h"
+#include "../plan/config.h"
 #if defined(OPEN_MPI)
 #include <mpi-ext.h>
 #endif
@@ -25,6 +27,8 @@ static struct {
   int (*copy)(void *dst, const void *src, size_t n);
   int (*host_alloc)(void **p, size_t n);
   void (*host_free)(void *p);
+  int (*dev_alloc)(void **p, size_t n);
+  void (*dev_free)(void *p);
   void *stream;
   pthread_mutex_t lock;
 } cu = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -53,6 +57,7 @@ void backend_cuda_table_free(void *dev) {
 }
 
 int backend_cuda_aware(void) {
+  if (config_get()->test_cuda_aware) return 1; /* (tests/fakecuda: device memory is host memory) */
 #if defined(MPIX_CUDA_AWARE_SUPPORT)
   return MPIX_Query_cuda_support();
 #else
@@ -60,8 +65,8 @@ int backend_cuda_aware(void) {
 #endif
 }
 
-int backend_cuda_fits(const xbatch_tab *T, long long shm_units, int reads) {
-  return T && !shm_units && !reads && cu.kernel_ok(T->kernel);
+int backend_cuda_fits(int batchable, int kernel, long long shm_units, int reads) {
+  return batchable && !shm_units && !reads && cu.kernel_ok(kernel);
 }
 
 /* ---- the backend's functions: MPI's, after the stream has drained ---- */
@@ -113,11 +118,13 @@ static int cu_no_read(int pid, char *lbase, const struct iovec *l, int nl, uint6
 }
 
 /* Batch b of T: one kernel launch on the private stream (T's descriptors
- * uploaded on the plan's first launch). */
+ * uploaded on the plan's first launch); none for a batch without
+ * descriptors (its instructions move no byte on this rank). */
 static int cu_batch(const xbatch_tab *T, int b, char *const base[], const kernel_sel *k) {
   xbatch_tab *t = (xbatch_tab *)T; /* (only its device copy is set, once) */
   void *dev = __atomic_load_n(&t->dev, __ATOMIC_ACQUIRE);
   (void)k; /* (the device kernel is T->kernel) */
+  if (!T->b[b].nd) return MPI_SUCCESS;
   if (!dev) {
     pthread_mutex_lock(&cu.lock);
     if (!(dev = t->dev) && cu.table(T, &dev) == 0) __atomic_store_n(&t->dev, dev, __ATOMIC_RELEASE);
@@ -125,6 +132,16 @@ static int cu_batch(const xbatch_tab *T, int b, char *const base[], const kernel
     if (!dev) return MPI_ERR_NO_MEM;
   }
   return cu_rc(cu.batch(dev, T, b, base, BUF_COUNT, cu.stream));
+}
+
+/* An execution's TMP buffer in device memory (the kernels read and write
+ * it; messages into it take device pointers as the user's buffers do). */
+static void *cu_tmp_alloc(size_t n) {
+  void *p = NULL;
+  return cu.dev_alloc(&p, n) ? NULL : p;
+}
+static void cu_tmp_free(void *p) {
+  if (p) cu.dev_free(p);
 }
 
 static const exec_backend exec_backend_cuda = {
@@ -141,6 +158,8 @@ static const exec_backend exec_backend_cuda = {
     .remote_read = cu_no_read,
     .batch = cu_batch,
     .error_class = NULL,
+    .tmp_alloc = cu_tmp_alloc,
+    .tmp_free = cu_tmp_free,
 };
 static exec_backend loaded_be;
 
@@ -151,10 +170,12 @@ static int cuda_lib_load(void) {
                                       "collc_cuda_table_free", "collc_cuda_batch",
                                       "collc_cuda_sync", "collc_cuda_stream_new",
                                       "collc_cuda_copy", "collc_cuda_host_alloc",
-                                      "collc_cuda_host_free"};
+                                      "collc_cuda_host_free", "collc_cuda_dev_alloc",
+                                      "collc_cuda_dev_free"};
   void **fn[] = {(void **)&cu.kernel_ok, (void **)&cu.table, (void **)&cu.table_free,
                  (void **)&cu.batch, (void **)&cu.sync, (void **)&cu.stream_new,
-                 (void **)&cu.copy, (void **)&cu.host_alloc, (void **)&cu.host_free};
+                 (void **)&cu.copy, (void **)&cu.host_alloc, (void **)&cu.host_free,
+                 (void **)&cu.dev_alloc, (void **)&cu.dev_free};
   Dl_info info;
   char path[4096];
   if (!dladdr((void *)backend_cuda, &info) || !info.dli_fname) return 0;

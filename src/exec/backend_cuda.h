@@ -3,8 +3,9 @@
  * Reached only where a GPU exists (memclass_gpu) and libcollc_cuda.so (make
  * CUDA=1) lies next to libcollc.so: backend_cuda() is NULL everywhere else,
  * so a machine without a GPU never gets past that test (its device-buffer
- * calls go to the MPI library). NEVER RUN: written on a machine without a
- * GPU (tests/gpu/run.sh is the test to run on one).
+ * calls go to the MPI library). Never run on a GPU (tests/gpu/run.sh is the
+ * test to run on one); on a CPU, tests/fakecuda's fake runtime and host
+ * build of libcollc_cuda.so run every path here (tests/run.sh fake).
  *
  * Two ways, by what the MPI library can do:
  *  - CUDA-aware MPI (Open MPI's MPIX_Query_cuda_support): the plan runs
@@ -29,9 +30,12 @@
 const exec_backend *backend_cuda(void);
 /* Whether the MPI library takes device pointers (then messages use them). */
 int backend_cuda_aware(void);
-/* Whether a plan with batches T (NULL: none), shm_units node-segment units
- * and remote reads (reads) can run with the CUDA backend. */
-int backend_cuda_fits(const xbatch_tab *T, long long shm_units, int reads);
+/* Whether a plan whose local instructions all run in batches (batchable,
+ * plan_batchable) with reduction kernel id kernel (-1: none), with
+ * shm_units node-segment units and remote reads (reads), can run with the
+ * CUDA backend. Rank-independent arguments only: every rank of the call
+ * must come to the same answer (one rank's plan may have no batch). */
+int backend_cuda_fits(int batchable, int kernel, long long shm_units, int reads);
 /* Wait for everything launched on the private stream. MPI code. */
 int backend_cuda_sync(void);
 /* Copy n bytes between any two of host, pinned and device memory

@@ -81,6 +81,12 @@ size_t plan_shm_bytes(const collc_prog *P, const exec_bind *b);
  * instructions can run as batches (plain bytes, compiled kernels); NULL
  * when its executions run instruction by instruction. */
 const struct xbatch_tab *plan_batches(const collc_plan *pl);
+/* Whether every local instruction of pl can run in batches (vacuously true
+ * without any) and its reduction operation, if it has one, has a compiled
+ * kernel, whose id goes to *kernel (-1: no kernel). Unlike whether this
+ * rank's plan has batches (a rank may have no local instruction at all),
+ * the same on every rank of a call: what a choice all ranks make must ask. */
+int plan_batchable(const collc_plan *pl, int *kernel);
 /* Bytes this rank sends to other ranks per execution. */
 long long plan_bytes(const collc_plan *pl);
 const collc_prog *plan_prog(const collc_plan *pl);

@@ -195,9 +195,17 @@ static int run(exec_ctx *c, int blocking, int *done) {
   return MPI_SUCCESS;
 }
 
-/* Make c's buffers hold what pl needs (allocating only when pl needs more
- * than any plan before it). MPI_SUCCESS or MPI_ERR_NO_MEM. */
-static int reserve(exec_ctx *c, const collc_plan *pl) {
+/* Free c's TMP buffer the way it was allocated. */
+static void tmp_release(exec_ctx *c) {
+  if (c->tmp_free) c->tmp_free(c->tmp_mem);
+  else free(c->tmp_mem);
+  c->tmp_mem = NULL, c->tmp_cap = 0, c->tmp_free = NULL;
+}
+
+/* Make c's buffers hold what pl needs with backend be (allocating only
+ * when pl needs more than any plan before it, or TMP memory of another
+ * kind than be's). MPI_SUCCESS or MPI_ERR_NO_MEM. */
+static int reserve(exec_ctx *c, const collc_plan *pl, const exec_backend *be) {
   int n = pl->P->nslots + 1;
   if (n > c->nreq) {
     MPI_Request *r = realloc(c->req, (size_t)n * sizeof *r);
@@ -205,11 +213,12 @@ static int reserve(exec_ctx *c, const collc_plan *pl) {
     for (int s = c->nreq; s < n; s++) r[s] = MPI_REQUEST_NULL;
     c->req = r, c->nreq = n;
   }
+  if (c->tmp_mem && c->tmp_free != be->tmp_free) tmp_release(c);
   if (pl->tmp_bytes > c->tmp_cap) {
-    void *m = malloc(pl->tmp_bytes);
+    void *m = be->tmp_alloc ? be->tmp_alloc(pl->tmp_bytes) : malloc(pl->tmp_bytes);
     if (!m) return MPI_ERR_NO_MEM;
-    free(c->tmp_mem);
-    c->tmp_mem = m, c->tmp_cap = pl->tmp_bytes;
+    tmp_release(c);
+    c->tmp_mem = m, c->tmp_cap = pl->tmp_bytes, c->tmp_free = be->tmp_free;
   }
   if (pl->stage_bytes > c->stage_cap) {
     char *m = malloc(pl->stage_bytes);
@@ -237,7 +246,7 @@ static void publish_buffers(exec_ctx *c, shm_seg *g) {
  * the segment); MPI_ERR_INTERN if the segment is missing or too small. */
 static int begin(exec_ctx *c, collc_plan *pl, const exec_where *w, const void *sendbuf,
                  void *recvbuf) {
-  int rc = reserve(c, pl);
+  int rc = reserve(c, pl, w->be ? w->be : &exec_backend_mpi);
   c->pl = pl;
   c->w = *w;
   if (!c->w.be) c->w.be = &exec_backend_mpi;
@@ -266,7 +275,8 @@ exec_ctx *ctx_new(void) { return calloc(1, sizeof(exec_ctx)); }
 
 void ctx_free(exec_ctx *c) {
   if (!c) return;
-  free(c->req), free(c->tmp_mem), free(c->stage);
+  tmp_release(c);
+  free(c->req), free(c->stage);
   free(c);
 }
 

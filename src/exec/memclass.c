@@ -164,6 +164,23 @@ int memclass_lookup(const void *ptr) {
   return r.cls;
 }
 
+int memclass_fresh(const void *ptr) {
+  uintptr_t p = (uintptr_t)ptr;
+  memclass_range r;
+  if (p < 4096 || (!memclass_cuda() && !mc.query)) return MEM_HOST;
+  pthread_mutex_lock(&mc.lock);
+  if (!mc.query || mc.query(ptr, &r) != 0 || r.hi <= p || r.lo > p) r.cls = MEM_HOST;
+  write_begin();
+  drop(r.cls == MEM_DEVICE ? r.lo : p, r.cls == MEM_DEVICE ? r.hi : p + 1);
+  if (r.cls == MEM_DEVICE) {
+    mc_slot *s = &mc.s[mc.next++ % MC_SLOTS];
+    atomic_store(&s->lo, r.lo), atomic_store(&s->cls, r.cls), atomic_store(&s->hi, r.hi);
+  }
+  write_end();
+  pthread_mutex_unlock(&mc.lock);
+  return r.cls;
+}
+
 void memclass_forget(const void *p, size_t len) {
   pthread_mutex_lock(&mc.lock);
   write_begin();

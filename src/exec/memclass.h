@@ -11,7 +11,9 @@
  * caches only answers whose staleness is harmless: device allocations (16
  * ranges, most recent replaced round robin). A stale device range (freed,
  * its addresses reused as host memory) sends a call to the MPI library,
- * which classifies buffers itself: slower, never wrong. Host, pinned and
+ * which classifies buffers itself, or to the staging path, which copies
+ * with cudaMemcpy: slower, never wrong; the CUDA backend's path, whose
+ * kernels cannot reach host memory, asks memclass_fresh instead. Host, pinned and
  * managed answers are asked again on every lookup (as a CUDA-aware MPI
  * library does per buffer): cached, a host page unmapped and later reused
  * for a device allocation would have host code touch device memory.
@@ -50,6 +52,10 @@ static inline int memclass_of(const void *p) {
   return memclass_lookup(p);
 }
 
+/* The class of p asked afresh (no cache; with CUDA only, else host): a
+ * device answer is cached as memclass_lookup's, any other drops a cached
+ * range holding p (a stale device range). */
+int memclass_fresh(const void *p);
 /* Drop cached ranges that overlap [p, p + len) (a free hook's call). */
 void memclass_forget(const void *p, size_t len);
 /* Test hook: answer misses with q instead of CUDA (NULL: back to probing);

@@ -292,6 +292,11 @@ static int bind_batches(collc_plan *pl) {
 
 const xbatch_tab *plan_batches(const collc_plan *pl) { return pl->bt.nb ? &pl->bt : NULL; }
 
+int plan_batchable(const collc_plan *pl, int *kernel) {
+  *kernel = pl->lx.k ? pl->ks.id : -1;
+  return batchable(pl) && (pl->lx.op == MPI_OP_NULL || pl->lx.k);
+}
+
 int plan_create(collc_prog *P, const exec_bind *b, collc_plan **out) {
   collc_plan *pl = calloc(1, sizeof *pl);
   int rc = MPI_ERR_NO_MEM;

@@ -80,6 +80,7 @@ struct exec_ctx {
   int nreq;              /* capacity of req */
   void *tmp_mem;
   size_t tmp_cap;
+  void (*tmp_free)(void *p); /* how tmp_mem was allocated: its backend's tmp_free (NULL: free) */
   char *stage;
   size_t stage_cap;
   int batched;           /* this execution runs pl's batches (bt) through its backend */

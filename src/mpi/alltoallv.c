@@ -170,6 +170,7 @@ static int alltoallv(const a2av_args *a, const char *forced, MPI_Comm comm,
                      .vcounts = a->rc, .vdispls = a->rd, .vscounts = a->sc, .vsdispls = a->sd};
   if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
   if (inter || p > A2AV_MAXP) return dispatch_native(&d, 0); /* (before c[] is filled) */
+  if (on_device(a->sb, a->rb)) return dispatch_device_native(&d, 0); /* (README: GPU buffers) */
   if ((err = vectors(a, &d, c, dsp))) return collc_raise(comm, err);
   call_key k = {.coll = COLLC_COLL_ALLTOALLV, .in_place = in_place, .scount = 1, .rcount = 1,
                 .stype = in_place ? MPI_DATATYPE_NULL : a->st, .rtype = a->rt,

@@ -401,21 +401,41 @@ static int execute_staged(const dispatch_call *d, collc_state *st, const binding
 /* Whether plan B of decision D can serve device-buffer call d: always
  * staged; with a CUDA-aware library when the CUDA backend runs it. */
 static int device_fits(const decision *D, const binding *B) {
+  int kernel, all = plan_batchable(B->plan, &kernel);
   return !backend_cuda_aware() ||
-         backend_cuda_fits(plan_batches(B->plan), plan_prog(B->plan)->shm_units,
-                           reads_in_place(&D->choice));
+         backend_cuda_fits(all, kernel, plan_prog(B->plan)->shm_units, reads_in_place(&D->choice));
 }
 
-/* Run plan B of device-buffer call d: with the CUDA backend be where the
- * library is CUDA-aware (ending synchronised), else staged. */
+/* Whether a significant buffer of call d is pageable host memory, which
+ * the CUDA backend's kernels cannot reach: a call with one buffer on the
+ * device and the other on the host, or a buffer whose cached device range
+ * is stale (freed, its addresses reused for host memory: memclass.h's free
+ * rule), so each is asked afresh (one pointer query per buffer and call,
+ * on this path only). */
+static int host_buffer(const dispatch_call *d) {
+  const coll_desc *c = coll_desc_of(d->spec.coll);
+  int send = d->sendbuf && d->sendbuf != MPI_IN_PLACE && d->sendbuf != d->recvbuf &&
+             c->input_units(&d->spec) > 0; /* (bcast: none, its input is in recvbuf) */
+  return (send && memclass_fresh(d->sendbuf) == MEM_HOST) ||
+         (c->output_units(&d->spec) > 0 && memclass_fresh(d->recvbuf) == MEM_HOST);
+}
+
+/* Run plan B of device-buffer call d: staged, or with the CUDA backend be
+ * (ending synchronised). Staged and backend executions run the same plan
+ * with the same messages: ranks may differ in this. */
 static int execute_device(const dispatch_call *d, collc_state *st, const binding *B,
-                          const exec_backend *be) {
-  if (!backend_cuda_aware()) return execute_staged(d, st, B);
-  if (!st->bctx && !(st->bctx = ctx_new())) return MPI_ERR_NO_MEM;
+                          const exec_backend *be, int staged) {
+  if (staged) return execute_staged(d, st, B);
+  if (!st->dctx && !(st->dctx = ctx_new())) return MPI_ERR_NO_MEM;
   if (plan_prog(B->plan)->ngroups) request_quiesce(st);
   exec_where w = {st->priv, TAG_BLOCKING, B->gcomm, &st->seg, be};
-  int rc = request_run(st->bctx, B->plan, &w, d->sendbuf, d->recvbuf), rs = backend_cuda_sync();
+  int rc = request_run(st->dctx, B->plan, &w, d->sendbuf, d->recvbuf), rs = backend_cuda_sync();
   return rc ? rc : rs;
+}
+
+int dispatch_device_native(const dispatch_call *d, long long bytes) {
+  stats_device(d->spec.coll + (d->ireq ? COLLC_COLL_COUNT : 0));
+  return dispatch_native(d, bytes);
 }
 
 int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes) {
@@ -427,10 +447,8 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
   const exec_backend *dev = NULL;
   if (on_device(d->sendbuf, d->recvbuf)) { /* device buffers: not remembered */
     call.ck = NULL;
-    if (d->ireq || d->request || !(dev = backend_cuda())) { /* (no GPU: always) */
-      stats_device(d->spec.coll + (d->ireq ? COLLC_COLL_COUNT : 0));
-      return dispatch_native(d, native_bytes);
-    }
+    if (d->ireq || d->request || !(dev = backend_cuda())) /* (no GPU: always) */
+      return dispatch_device_native(d, native_bytes);
   }
   if (d->ireq) return nb_dispatch(d, forced, native_bytes); /* (local: no layout discovery) */
   collc_state *st = state_get(d->comm, 0);
@@ -459,7 +477,10 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
     if (!D && rc) return collc_raise(d->comm, rc);
     st = state_get(d->comm, 0);
   }
-  if (!D || D->algo == 0) return dispatch_native(d, native_bytes);
+  if (!D || D->algo == 0) {
+    if (dev) stats_device(d->spec.coll); /* (marked as the other device calls the library gets) */
+    return dispatch_native(d, native_bytes);
+  }
   if (d->request) return (rc = persist(d, D, &bk)) ? collc_raise(d->comm, rc) : MPI_SUCCESS;
   binding *B, tmp = {0};
   if ((rc = dispatch_plan_of(d, D, &bk, &B, &tmp))) return collc_raise(d->comm, rc);
@@ -468,8 +489,10 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
     stats_device(d->spec.coll);
     return dispatch_native(d, native_bytes);
   }
-  rc = dev ? execute_device(d, st, B, dev) : execute(d, st, B);
+  int staged = dev && (!backend_cuda_aware() || host_buffer(d)); /* (CUDA-aware: kernels) */
+  rc = dev ? execute_device(d, st, B, dev, staged) : execute(d, st, B);
   stats_add(d->spec.coll, D->algo, d->src, plan_bytes(B->plan));
+  if (dev) stats_device_plan(d->spec.coll, D->algo, staged);
   if (B == &tmp) plan_free(tmp.plan), free(tmp.gcomm);
   else if (!rc)
     remember(d, st, (call_entry){.kind = CALL_PLAN, .algo = D->algo, .plan = B->plan,

@@ -102,6 +102,8 @@ void dispatch_entry_buffers(const collc_spec *s, call_entry *e);
 /* Serve call d natively: the native call now, or (persistent init) a
  * request that makes it at each start. Counted as native with bytes. */
 int dispatch_native(const dispatch_call *d, long long bytes);
+/* The same for a call with device buffers (counted mem=cuda). */
+int dispatch_device_native(const dispatch_call *d, long long bytes);
 
 /* The fast path of a blocking call of the default selection with key k
  * (its buffers sendbuf, recvbuf; bcast's is recvbuf): FAST_NATIVE, make

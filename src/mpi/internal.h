@@ -121,6 +121,8 @@ typedef struct {
   shm_seg *seg;           /* node segment of the blocking plans (grown on demand) */
   call_entry *calls;      /* the call cache: CALL_SLOTS entries, NULL until used */
   exec_ctx *bctx;         /* the blocking calls' execution context, NULL until used */
+  exec_ctx *dctx;         /* that of blocking calls run with the CUDA backend (its TMP
+                             buffer is device memory), NULL until used */
   void *stage;            /* pinned host mirror of device buffers (backend_cuda.h: MPI
                              libraries that are not CUDA-aware), NULL until used */
   size_t stage_bytes;
@@ -320,8 +322,12 @@ void stats_print(void);
  * derived datatypes) run instruction by instruction. */
 void stats_batch(int batched);
 /* A call (coll, + COLLC_COLL_COUNT if nonblocking) with CUDA device buffers,
- * handed to the MPI library (collc has no device backend serving it yet). */
+ * handed to the MPI library (no GPU, no CUDA backend, or a call or plan it
+ * does not serve). */
 void stats_device(int coll);
+/* A blocking call with CUDA device buffers served by a plan of algorithm
+ * algo: staged through host memory, or run with the CUDA backend. */
+void stats_device_plan(int coll, int algo, int staged);
 /* Count wisdom files loaded, saved and ignored (damaged or stale). */
 void stats_wisdom(int loaded, int saved, int ignored);
 

@@ -342,6 +342,7 @@ static int rooted(const rargs *a, const char *forced, MPI_Comm comm, const persi
   int v = coll_desc_of(a->coll)->counted;
   if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
   if (inter || (v && p > ROOTED_MAXP)) return dispatch_native(&d, 0);
+  if (on_device(a->sb, a->rb)) return dispatch_device_native(&d, 0); /* (README: GPU buffers) */
   if ((err = check(a, p, rank))) return collc_raise(comm, err);
   if (v && (err = counted_view(a, &d, c, dsp))) return collc_raise(comm, err);
   if (!v) uniform_view(a, &d);

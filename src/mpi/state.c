@@ -53,6 +53,7 @@ static void state_free(collc_state *st, int collective) {
     if (st->fam[i].comm != MPI_COMM_NULL) PMPI_Comm_free(&st->fam[i].comm);
   if (st->priv != MPI_COMM_NULL) PMPI_Comm_free(&st->priv);
   ctx_free(st->bctx);
+  ctx_free(st->dctx);
   free(st->calls);
   free(st);
 }

@@ -29,10 +29,17 @@ static long long wisdom[3]; /* loaded, saved, ignored */
 static long long batch_plans[2]; /* COLLC_EXEC=batch: plans one by one, in batches */
 
 static long long device_calls[2 * COLLC_COLL_COUNT];
+static long long device_plans[COLLC_COLL_COUNT][STATS_MAX_ALGOS][2]; /* CUDA backend, staged */
+static const char *const device_via[2] = {"cuda", "staged"};
 
 void stats_device(int coll) {
   if (coll >= 0 && coll < 2 * COLLC_COLL_COUNT)
     __atomic_fetch_add(&device_calls[coll], 1, __ATOMIC_RELAXED);
+}
+
+void stats_device_plan(int coll, int algo, int staged) {
+  if (coll >= 0 && coll < COLLC_COLL_COUNT && algo >= 0 && algo < STATS_MAX_ALGOS)
+    __atomic_fetch_add(&device_plans[coll][algo][!!staged], 1, __ATOMIC_RELAXED);
 }
 
 void stats_batch(int batched) {
@@ -60,6 +67,12 @@ void stats_print(void) {
       fprintf(stderr, "collc-stats: %s%s native mem=cuda calls=%lld (device buffers: the MPI "
               "library's call)\n", c >= COLLC_COLL_COUNT ? "i" : "",
               coll_name(c % COLLC_COLL_COUNT), device_calls[c]);
+  for (int c = 0; c < COLLC_COLL_COUNT; c++)
+    for (int a = 0; a < algo_count && a < STATS_MAX_ALGOS; a++)
+      for (int v = 0; v < 2; v++)
+        if (device_plans[c][a][v])
+          fprintf(stderr, "collc-stats: %s %s mem=cuda calls=%lld via=%s\n", coll_name(c),
+                  algo_registry[a]->name, device_plans[c][a][v], device_via[v]);
   if (!any) fprintf(stderr, "collc-stats: no collective served by collc\n");
   if (atomic_load(&memclass_state)) fprintf(stderr, "collc-cuda: %s\n", memclass_how());
   rules_print();

@@ -24,6 +24,7 @@
 #include "dispatch.h"
 #include "../plan/config.h"
 #include "pinit.h"
+#include "../exec/backend_cuda.h"
 
 #define VCOLL_MAXP 1024
 
@@ -97,15 +98,37 @@ static int check(const vargs *a, const dispatch_call *d) {
   return args_bytes(a->sc, a->st) > args_bytes(mine, a->rt) ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
 }
 
+/* The first byte of count elements of t at buf, if they are dense (no gap
+ * and no overlap: a memcpy moves them), else NULL. */
+static const char *dense_at(const void *buf, int count, MPI_Datatype t) {
+  MPI_Aint lb, ext, tlb, text;
+  int size;
+  PMPI_Type_get_extent(t, &lb, &ext);
+  PMPI_Type_get_true_extent(t, &tlb, &text);
+  PMPI_Type_size(t, &size);
+  return count <= 1 ? (text == size ? (const char *)buf + tlb : NULL)
+                    : (text == size && ext == size ? (const char *)buf + tlb : NULL);
+}
+
 /* Copy allgatherv d's own block from its send typing into its place in
- * the receive buffer (local: PMPI_Sendrecv on MPI_COMM_SELF). */
+ * the receive buffer: by the library (PMPI_Sendrecv on MPI_COMM_SELF), or
+ * with device buffers that collc stages (the library is not CUDA-aware
+ * and would read device memory) by the CUDA backend's copy when both
+ * typings are dense, else MPI_ERR_TYPE (the caller hands the call to the
+ * library). */
 static int own_block_copy(const dispatch_call *d) {
   MPI_Aint lb, ext;
-  int me = d->spec.rank;
+  int me = d->spec.rank, mine = d->vcounts[me], size;
   PMPI_Type_get_extent(d->bind.recvtype, &lb, &ext);
   char *at = (char *)user_rb(d) + (MPI_Aint)d->vdispls[me] * ext;
-  return PMPI_Sendrecv(d->sendbuf, d->vsendcount, d->bind.sendtype, 0, 0, at, d->vcounts[me],
-                       d->bind.recvtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+  if (!on_device(d->sendbuf, user_rb(d)) || !backend_cuda() || backend_cuda_aware())
+    return PMPI_Sendrecv(d->sendbuf, d->vsendcount, d->bind.sendtype, 0, 0, at, mine,
+                         d->bind.recvtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+  const char *from = dense_at(d->sendbuf, d->vsendcount, d->bind.sendtype);
+  const char *to = dense_at(at, mine, d->bind.recvtype);
+  PMPI_Type_size(d->bind.sendtype, &size);
+  if (!from || !to) return MPI_ERR_TYPE;
+  return backend_cuda_copy((void *)(uintptr_t)to, from, (size_t)d->vsendcount * (size_t)size);
 }
 
 /* Allgatherv on a rank whose send typing is not its block's: the in-place
@@ -190,8 +213,11 @@ static int counted(const vargs *a, const char *forced, MPI_Comm comm, const pers
   if (fast) d.ck = &k;
   if (!gv && !args_reducible(a->rt, a->op)) return dispatch_native(&d, bytes);
   if (gv && !d.spec.in_place && (a->st != a->rt || a->sc != a->rc[rank]) &&
-      (err = own_block_first(&d)))
-    return collc_raise(comm, err);
+      (err = own_block_first(&d))) {
+    if (err != MPI_ERR_TYPE || !on_device(a->sb, a->rb)) return collc_raise(comm, err);
+    stats_device(a->coll); /* (a device block collc cannot copy: the library's call) */
+    return dispatch_native(&d, bytes);
+  }
   return dispatch(&d, forced, bytes);
 }
 

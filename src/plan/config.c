@@ -46,6 +46,7 @@ static void config_read(void) {
   const char *cuda = getenv("COLLC_CUDA");
   cfg.cuda = !(cuda && !strcmp(cuda, "0"));
   env_range("COLLC_TEST_FAKE_DEVICE", cfg.fake_dev);
+  cfg.test_cuda_aware = env_flag("COLLC_TEST_CUDA_AWARE");
   const char *ex = getenv("COLLC_EXEC");
   cfg.batch = ex && !strcmp(ex, "batch");
   cfg.node_size = env_count("COLLC_NODE_SIZE");

@@ -17,6 +17,9 @@ typedef struct {
   int cuda;                             /* COLLC_CUDA=0: never load the CUDA runtime (default 1) */
   uintptr_t fake_dev[2];                /* COLLC_TEST_FAKE_DEVICE=<lo>:<hi> (hex): test hook,
                                            [lo, hi) is device memory; {0, 0} = off */
+  int test_cuda_aware;                  /* COLLC_TEST_CUDA_AWARE=1: test hook, take the MPI
+                                           library for CUDA-aware (a fake CUDA's device
+                                           memory is host memory: any library reads it) */
   int batch;                            /* COLLC_EXEC=batch: local instructions run in
                                            batches (ir/batch.h; default: one by one) */
   int node_size;                        /* COLLC_NODE_SIZE=k: virtual nodes of k ranks; 0 = real

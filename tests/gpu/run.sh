@@ -14,7 +14,8 @@
 # device buffers against the library's PMPI_ call on host copies (ints
 # exact; doubles bitwise identical on all ranks), with collc's CUDA path
 # (COLLC_STATS lines printed: plans served vs `native mem=cuda`), then with
-# COLLC_CUDA=0 (device calls to the library: CUDA-aware libraries only).
+# COLLC_CUDA=0 and every collective native (device calls to the library:
+# CUDA-aware libraries only).
 # Benchmark: allreduce 8 B .. 64 MiB, collc vs native (CUDA-aware only) vs
 # NCCL (if libnccl.so.2 loads). Exit status: 0 if every check passed.
 set -u
@@ -57,15 +58,22 @@ case_() {
 # A library that is not CUDA-aware cannot take device buffers itself, so
 # there collc must serve every call: algorithms forced (no native rows).
 FORCE=(COLLC_ALLREDUCE=recexch COLLC_ALLGATHER=recexch COLLC_REDUCE_SCATTER_BLOCK=recexch
-       COLLC_REDUCE=tree COLLC_BCAST=tree COLLC_ALLTOALL=linear)
+       COLLC_REDUCE=tree COLLC_BCAST=tree COLLC_ALLTOALL=linear COLLC_ALLGATHERV=recexch
+       COLLC_REDUCE_SCATTER=recexch)
+# COLLC_CUDA=0 makes every buffer host memory to collc, so its plans would
+# touch device memory from the host (the fake CUDA of tests/fakecuda shows the
+# fault): with it, only calls collc hands to the library may get device buffers.
+NATIVE=(COLLC_ALLREDUCE=native COLLC_ALLGATHER=native COLLC_REDUCE_SCATTER_BLOCK=native
+        COLLC_REDUCE=native COLLC_BCAST=native COLLC_ALLTOALL=native COLLC_ALLGATHERV=native
+        COLLC_REDUCE_SCATTER=native)
 for np in 1 2 4; do
   case_ "check collc np=$np" env LD_PRELOAD="$PRE" COLLC_STATS=1 "${FORCE[@]}" \
     "${RUN[@]}" $np "$PROG" check
   ((AWARE)) || continue # (below, calls reach the library with device buffers)
   case_ "check collc default rule np=$np" env LD_PRELOAD="$PRE" COLLC_STATS=1 \
     "${RUN[@]}" $np "$PROG" check
-  case_ "check COLLC_CUDA=0 np=$np" env LD_PRELOAD="$PRE" COLLC_CUDA=0 COLLC_STATS=1 \
-    "${RUN[@]}" $np "$PROG" check
+  case_ "check COLLC_CUDA=0 all native np=$np" env LD_PRELOAD="$PRE" COLLC_CUDA=0 COLLC_STATS=1 \
+    "${NATIVE[@]}" "${RUN[@]}" $np "$PROG" check
 done
 for np in 2 4; do
   case_ "bench np=$np" env LD_PRELOAD="$PRE" "${FORCE[@]}" "${RUN[@]}" $np "$PROG" bench
