@@ -6,7 +6,8 @@
 #   bench/osu-pairs.sh OSU_BUILD_DIR [NP] [PAIRS] [BENCH...]
 # e.g. bench/osu-pairs.sh /tmp/osu/build-ompi 2 5 osu_allreduce osu_bcast
 # Env: LIB (default build-openmpi/libcollc.so), OSU_ARGS (default
-# "-m 8:4194304 -i 1000 -x 100"), MPIRUN (default: Open MPI, one rank per core).
+# "-m 8:4194304 -i 1000 -x 100"), MPIRUN (default: Open MPI, one rank per core);
+# LIB=none: the control, the native library on both sides (the machine's noise).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 osu=$(realpath "$1")
@@ -15,7 +16,8 @@ pairs=${3:-5}
 shift $(($# < 3 ? $# : 3))
 benches=("$@")
 ((${#benches[@]})) || benches=(osu_allreduce osu_allgather osu_reduce osu_bcast osu_alltoall)
-lib=$(realpath "${LIB:-build-openmpi/libcollc.so}")
+lib=${LIB:-build-openmpi/libcollc.so}
+[[ $lib == none ]] || lib=$(realpath "$lib")
 args=${OSU_ARGS:--m 8:4194304 -i 1000 -x 100}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 read -r -a run <<<"${MPIRUN:-mpirun.openmpi --bind-to core --mca op ^avx -np $np}"
@@ -26,7 +28,7 @@ trap 'rm -rf "$tmp"' EXIT
 one() {
   local dir pre=()
   dir=$(dirname "$(find "$osu/c/mpi/collective" -name "$1" -type f | head -n 1)")
-  [[ $2 == collc ]] && pre=(-x LD_PRELOAD="$lib")
+  [[ $2 == collc && $lib != none ]] && pre=(-x LD_PRELOAD="$lib")
   # shellcheck disable=SC2086
   "${run[@]}" "${pre[@]+"${pre[@]}"}" "$dir/$1" $args | awk '$1 ~ /^[0-9]/ {print (NF == 1 ? 0 : $1), (NF == 1 ? $1 : $2)}' >"$tmp/$1.$2.$3"
 }
