@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collc.h"
+#include "countvec.h"
 
 #define MAXB (8 * 700 * 16 + 64) /* bytes of the largest buffer */
 
@@ -44,13 +45,7 @@ enum { G, S, GV, SV };
 static const char *const names[] = {"gather", "scatter", "gatherv", "scatterv"};
 static int rank, size, fails, nonempty, break_at, quick;
 static long checks;
-static unsigned long long seed = 15;
 static unsigned char in[MAXB], got[MAXB], want[MAXB];
-
-static unsigned rnd(void) {
-  seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-  return (unsigned)(seed >> 33);
-}
 
 /* Compare n bytes of got and want; one line on mismatch. */
 static void compare(const char *what, const char *algo, size_t n, int any) {
@@ -124,17 +119,6 @@ static void one_uniform(int coll, const char *algo, int n, int root, int ty, int
   if (rc || rr) fail_rc(what, algo ? algo : "MPI", rc, rr);
   else compare(what, algo ? algo : "MPI", bytes, n > 0 && (coll == S || me));
   types_free(ty, &t, &x);
-}
-
-/* Count vector v for p ranks into c (the same on every rank). */
-static void counts_of(int v, int *c) {
-  static const int primes[] = {7, 3, 11, 13, 2, 17, 5, 19};
-  for (int q = 0; q < size; q++) {
-    if (v == 0) c[q] = 0;
-    else if (v <= size) c[q] = q == v - 1 ? 37 : 0;
-    else if (v == size + 1) c[q] = primes[q % 8];
-    else c[q] = rnd() % 3 == 0 ? 0 : (int)(rnd() % 29);
-  }
 }
 
 /* Displacements of counts c in layout lay (0 packed, 1 reversed with gaps,
@@ -222,7 +206,7 @@ static void counted_all(void) {
   static const char *const algos[] = {NULL, "linear"};
   int c[64];
   for (int v = 0; v < size + 4; v++) {
-    counts_of(v, c);
+    counts_of(v, size, c);
     if (quick && v > 1 && v <= size) continue; /* (one holder of everything: rank 0) */
     for (int coll = GV; coll <= SV; coll++)
       for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++)
@@ -231,7 +215,7 @@ static void counted_all(void) {
             for (int ty = 0; ty < 3; ty++)
               if (ty < 2 || lay == 0) one_counted(coll, algos[a], c, root, lay, ty);
   }
-  counts_of(size + 1, c);
+  counts_of(size + 1, size, c);
   for (int coll = GV; coll <= SV; coll++) /* the call cache's hits, and native forced */
     for (int k = 0; k < 3; k++) one_counted(coll, k == 2 ? "native" : NULL, c, size - 1, 1, 1);
 }
@@ -257,7 +241,7 @@ static void nonblocking(void) {
   MPI_Request q[5 * 8];
   MPI_Status st[5 * 8]; /* (MPICH's gcc flags MPI_STATUSES_IGNORE) */
   int c[8], d[8], n = 0;
-  counts_of(size + 1, c);
+  counts_of(size + 1, size, c);
   for (int q2 = 0, at = 0; q2 < size; q2++) d[q2] = at, at += c[q2];
   for (int i = 0; i < N; i++) gin[i] = rank * 100 + i;
   for (int i = 0; i < 8 * 19; i++) sin[i] = rank * 1000 + i;
@@ -307,7 +291,7 @@ static void persistent(void) {
   MPI_Status st[4 * 8];
   MPI_Datatype own[8];
   int c[8], d[8], n = 4 * size;
-  counts_of(size + 1, c);
+  counts_of(size + 1, size, c);
   for (int q2 = 0, at = 0; q2 < size; q2++) d[q2] = at, at += c[q2] + 1;
   for (int r = 0; r < size; r++) {
     MPI_Type_contiguous(c[r], MPI_INT, &own[r]), MPI_Type_commit(&own[r]);

@@ -30,28 +30,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collc.h"
+#include "countvec.h"
 
 #define MAXN 4096 /* elements (of 4 ints at most) of a vector */
 
 static int rank, size, fails, nonempty, break_at;
 static long checks;
-static unsigned long long seed = 15;
-
-static unsigned rnd(void) {
-  seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-  return (unsigned)(seed >> 33);
-}
-
-/* Count vector v for p ranks into c (the same on every rank). */
-static void counts_of(int v, int *c) {
-  static const int primes[] = {7, 3, 11, 13, 2, 17, 5, 19};
-  for (int q = 0; q < size; q++) {
-    if (v == 0) c[q] = 0;
-    else if (v <= size) c[q] = q == v - 1 ? 37 : 0;
-    else if (v == size + 1) c[q] = primes[q % 8];
-    else c[q] = rnd() % 3 == 0 ? 0 : (int)(rnd() % 29);
-  }
-}
 
 /* Compare n bytes of got and want; one line on mismatch. */
 static void compare(const char *what, const char *algo, const unsigned char *got,
@@ -195,7 +179,7 @@ int main(int argc, char **argv) {
   if (skip_gaps && rank == 0)
     printf("note: the native allgatherv ignores displs here: gapped layouts not compared\n");
   for (int v = 0; v < size + 6 && size <= 64; v++) {
-    counts_of(v, c);
+    counts_of(v, size, c);
     for (int a = 0; a < nalg; a++) {
       if (virt && algos[a] && !strcmp(algos[a], "shm")) continue; /* (one node only) */
       for (int lay = 0; lay < 4; lay++)

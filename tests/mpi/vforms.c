@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collc.h"
+#include "countvec.h"
 #ifdef OPEN_MPI
 #include <mpi-ext.h> /* (Open MPI 4.1: MPIX_<Coll>_init, which collc defines too) */
 #endif
@@ -49,23 +50,6 @@ typedef struct {
   size_t bytes; /* compared */
 } slot;
 static slot slots[SLOTS];
-
-static unsigned long long seed = 15;
-static unsigned rnd(void) {
-  seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-  return (unsigned)(seed >> 33);
-}
-
-/* Count vector v for p ranks into c (the same on every rank). */
-static void counts_of(int v, int *c) {
-  static const int primes[] = {7, 3, 11, 13, 2, 17, 5, 19};
-  for (int q = 0; q < size; q++) {
-    if (v == 0) c[q] = 0;
-    else if (v <= size) c[q] = q == v - 1 ? 37 : 0;
-    else if (v == size + 1) c[q] = primes[q % 8];
-    else c[q] = rnd() % 3 == 0 ? 0 : (int)(rnd() % 29);
-  }
-}
 
 /* 2x2 matrix product mod 2^32 (non-commutative): inout = in * inout. */
 static void matmul(void *in, void *inout, int *len, MPI_Datatype *t) {
@@ -261,7 +245,7 @@ static void nb_round(int r, const char *algo, int v, int ours) {
   for (int i = 0; i < want; i++) {
     int cs = (r + i) % NCASES;
     if (!fits(cs, algo)) continue;
-    counts_of((5 * v + 3 * i) % (size + 5), c); /* (not in step with the cases) */
+    counts_of((5 * v + 3 * i) % (size + 5), size, c); /* (not in step with the cases) */
     prepare(&slots[k], cs, c, r);
     int rc = post(&slots[k], algo, &q[k]);
     if (rc != MPI_SUCCESS) printf("FAIL rank %d: post case %d: rc %d\n", rank, cs, rc), fails++;
@@ -361,7 +345,7 @@ int main(int argc, char **argv) {
       nb_round(r, nb_algos[a], r + a, a > 0 && (a < 4 || forced));
   for (int a = 0; a < 6 && size <= 64; a++)
     for (int cs = 0; cs < NCASES && (!quick || a == 1 || a == 3); cs++)
-      if (fits(cs, p_algos[a])) counts_of((cs + a) % (size + 5), c), persistent(cs, p_algos[a], c);
+      if (fits(cs, p_algos[a])) counts_of((cs + a) % (size + 5), size, c), persistent(cs, p_algos[a], c);
   bad_args();
   MPI_Op_free(&matop);
   MPI_Type_free(&m4);
