@@ -150,10 +150,10 @@ $(BUILD)/tests/fortran_%: tests/fortran/%.F90 $(wildcard tests/fortran/*.inc)
 	$(Q)$(MPIFC) $(FORT_DEF) -Itests/fortran -fallow-argument-mismatch -w $(FFLAGS) $< \
 	  $(filter %.o,$^) -o $@
 
-$(BUILD)/tests/fortran_%: tests/fortran/%.f90
+$(BUILD)/tests/fortran_%: tests/fortran/%.f90 tests/fortran/finish.inc
 	@mkdir -p $(dir $@)
 	@$(if $(V),,echo "  FC      $@")
-	$(Q)$(MPIFC) $(FFLAGS) $< -o $@
+	$(Q)$(MPIFC) -Itests/fortran $(FFLAGS) $< -o $@
 
 # mixed.F90's C half (plain mpicc, the Fortran flags: an unmodified program's own C
 # code, linked by mpifort without the sanitizer runtimes of make asan).

@@ -15,4 +15,5 @@ call MPI_Init(ierr)
 #include "body.inc"
 contains
 #include "check.inc"
+#include "finish.inc"
 end program

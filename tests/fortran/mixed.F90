@@ -120,10 +120,9 @@ end do
 call MPI_Waitall(20, many, msts, ierr)
 call check(ierr == MPI_SUCCESS .and. all(many == MPI_REQUEST_NULL), 'waitall of 20')
 
-if (nbad > 0) call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
-if (rank == 0) print '(a,i0)', 'fortran mixed test passed, p = ', p
-call MPI_Finalize(ierr)
+call finish('fortran mixed test')
 contains
+#include "finish.inc"
 subroutine check(ok, what)
   logical, intent(in) :: ok
   character(*), intent(in) :: what

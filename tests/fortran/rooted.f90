@@ -74,12 +74,9 @@ do root = 0, p - 1
     if (rb(i) /= (dsp(rank + 1) + i) * 7 + root) nbad = nbad + 1
   end do
 end do
-call MPI_Allreduce(MPI_IN_PLACE, nbad, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
-if (rank == 0 .and. nbad == 0) print '(a)', 'fortran rooted test passed'
-if (rank == 0 .and. nbad /= 0) print '(a,i0,a)', 'fortran rooted test: ', nbad, ' wrong'
-call MPI_Finalize(ierr)
-if (nbad /= 0) error stop 1
+call finish('fortran rooted test')
 contains
+include 'finish.inc'
   subroutine want_gather()
     integer :: qq, ii
     do qq = 0, p - 1

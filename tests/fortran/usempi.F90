@@ -14,4 +14,5 @@ call MPI_Init_thread(MPI_THREAD_SINGLE, provided, ierr)
 #include "body.inc"
 contains
 #include "check.inc"
+#include "finish.inc"
 end program
