@@ -148,7 +148,7 @@ static void check_all(void) {
 const char *guard_text(const collc_spec *s, MPI_Datatype type, MPI_Op op) {
   static const char *const algo[COLLC_COLL_COUNT] = {
       [COLLC_COLL_ALLREDUCE] = "recexch", [COLLC_COLL_REDUCE_SCATTER_BLOCK] = "recexch",
-      [COLLC_COLL_REDUCE] = "tree"};
+      [COLLC_COLL_REDUCE] = "tree", [COLLC_COLL_REDUCE_SCATTER] = "recexch"};
   if (!coll_reduces(s->coll) || !algo[s->coll]) return NULL;
   pthread_once(&once, check_all);
   int ti = type_index(type), oi = op_index(op);
