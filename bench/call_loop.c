@@ -1,5 +1,6 @@
 /* bench/call_loop.c - COLL N: N back-to-back calls of one collective on one
- * MPI_DOUBLE (bench/dispatch-instr.sh counts its instructions). */
+ * MPI_DOUBLE (bench/dispatch-instr.sh counts its instructions); the counted
+ * collectives at p = 1 (counts {1}, displacements {0}). */
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@ int main(int argc, char **argv) {
   const char *c = argv[1];
   long n = atol(argv[2]);
   double a[4] = {1, 2, 3, 4}, b[4];
+  int one[1] = {1}, zero[1] = {0};
   MPI_Request r;
   for (long i = 0; i < n; i++) {
     if (!strcmp(c, "bcast")) MPI_Bcast(a, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -17,6 +19,10 @@ int main(int argc, char **argv) {
     else if (!strcmp(c, "alltoall")) MPI_Alltoall(a, 1, MPI_DOUBLE, b, 1, MPI_DOUBLE, MPI_COMM_WORLD);
     else if (!strcmp(c, "rsb")) MPI_Reduce_scatter_block(a, b, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     else if (!strcmp(c, "barrier")) MPI_Barrier(MPI_COMM_WORLD);
+    else if (!strcmp(c, "allgatherv")) MPI_Allgatherv(a, 1, MPI_DOUBLE, b, one, zero, MPI_DOUBLE, MPI_COMM_WORLD);
+    else if (!strcmp(c, "reduce_scatter")) MPI_Reduce_scatter(a, b, one, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    else if (!strcmp(c, "alltoallv")) MPI_Alltoallv(a, one, zero, MPI_DOUBLE, b, one, zero, MPI_DOUBLE, MPI_COMM_WORLD);
+    else if (!strcmp(c, "gatherv")) MPI_Gatherv(a, 1, MPI_DOUBLE, b, one, zero, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     else if (!strcmp(c, "iallreduce")) { MPI_Iallreduce(a, b, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r); MPI_Wait(&r, MPI_STATUS_IGNORE); }
     else if (!strcmp(c, "ibcast")) { MPI_Ibcast(a, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, &r); MPI_Wait(&r, MPI_STATUS_IGNORE); }
   }

@@ -171,11 +171,17 @@ static int alltoallv(const a2av_args *a, const char *forced, MPI_Comm comm,
   if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
   if (inter || p > A2AV_MAXP) return dispatch_native(&d, 0); /* (before c[] is filled) */
   if (on_device(a->sb, a->rb)) return dispatch_device_native(&d, 0); /* (README: GPU buffers) */
+  call_key lk = loose_key(COLLC_COLL_ALLTOALLV, a->sb, a->st, a->rt, MPI_OP_NULL);
+  int loose = 0; /* (blocking, counts deciding nothing: remembered without them) */
+  if (cached && !pa && !config_get()->stats) {
+    if (dispatch_loose(&d, &lk, &rc) == FAST_DONE) return rc; /* (unvalidated: the library's) */
+    loose = d.ck != NULL;
+  }
   if ((err = vectors(a, &d, c, dsp))) return collc_raise(comm, err);
   call_key k = {.coll = COLLC_COLL_ALLTOALLV, .in_place = in_place, .scount = 1, .rcount = 1,
                 .stype = in_place ? MPI_DATATYPE_NULL : a->st, .rtype = a->rt,
                 .op = MPI_OP_NULL, .chash = binding_chash(&d.spec), .counts = c, .displs = dsp};
-  if (cached && !d.request && fast(a, &d, &k, d.ireq, &rc) != FAST_MISS) return rc;
+  if (cached && !d.request && !loose && fast(a, &d, &k, d.ireq, &rc) != FAST_MISS) return rc;
   if (!in_place && args_bytes(1, a->st) != args_bytes(1, a->rt) && (c[rank] || c[p + rank])) {
     c[rank] = c[p + rank] = 0, d.ck = NULL; /* (its program leaves the own block out) */
     if (d.request) d.prestart = own_block; /* (at each start) */
@@ -203,7 +209,8 @@ int collc_alltoallv_algo(const char *algorithm, const void *sendbuf, const int s
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  if (config_get()->disable)
+  call_key k = loose_key(COLLC_COLL_ALLTOALLV, sendbuf, sendtype, recvtype, MPI_OP_NULL);
+  if (config_get()->disable || memo_native(comm, &k, sendbuf, recvbuf))
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                           recvtype, comm);
   return collc_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,

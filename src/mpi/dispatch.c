@@ -529,6 +529,19 @@ int dispatch_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *r
   return how;
 }
 
+int dispatch_loose(dispatch_call *d, const call_key *k, int *rc) {
+  collc_state *st;
+  const call_entry *e = dispatch_fast_find(d->comm, k, 0, &st);
+  d->ck = NULL;
+  if (e && e->kind == CALL_NATIVE && !request_busy() && d->recvbuf != MPI_IN_PLACE &&
+      !on_device(d->sendbuf, d->recvbuf)) {
+    stats_add(k->coll, e->algo, e->src, e->bytes);
+    return (*rc = d->native(d)), FAST_DONE;
+  }
+  if (e ? e->kind != CALL_PLAN : !select_counts_matter(&d->spec)) d->ck = k;
+  return FAST_MISS;
+}
+
 int dispatch_fast_run(collc_state *st, const call_entry *e, MPI_Comm comm, const void *sendbuf,
                       void *recvbuf) {
   exec_where w = {st->priv, TAG_BLOCKING, e->gcomm, &st->seg, NULL};

@@ -187,6 +187,35 @@ COLLC_HOT int dispatch_memo(MPI_Comm comm, const call_key *k, const void *sendbu
   return m ? dispatch_fast_hit(m->st, m->e, comm, k, sendbuf, recvbuf, rc, 0) : FAST_MISS;
 }
 
+/* The key under which a blocking call of a counted collective (coll,
+ * with the user's sendbuf sb and types) is remembered when its counts
+ * decide nothing (select_counts_matter 0): its typing alone, rcount -1 (a
+ * counted key's is never negative), so that the memo may hold it. A plan
+ * found under it is never run (dispatch_loose). */
+COLLC_HOT call_key loose_key(int coll, const void *sb, MPI_Datatype st, MPI_Datatype rt,
+                             MPI_Op op) {
+  int ip = sb == MPI_IN_PLACE;
+  return (call_key){.coll = coll, .in_place = ip, .rcount = -1,
+                    .stype = ip ? MPI_DATATYPE_NULL : st, .rtype = rt, .op = op};
+}
+
+/* Whether the memo says a blocking call of key k (made with host buffers
+ * sb, rb) is native, and no request of ours needs moving meanwhile. (A
+ * receive buffer MPI_IN_PLACE is an error whose class collc gives.) */
+COLLC_HOT int memo_native(MPI_Comm comm, const call_key *k, const void *sb, const void *rb) {
+  const call_memo *m = memo_find(comm, k, 0);
+  return m && m->e->kind == CALL_NATIVE && !request_busy() && rb != MPI_IN_PLACE &&
+         !maybe_on_device(sb, rb);
+}
+
+/* The fast path of blocking counted call d of the default selection
+ * under its loose key k: FAST_DONE when the call cache has it native (its
+ * native call made and counted, *rc its result); else FAST_MISS with
+ * d->ck = k, for the slow path to remember what serves it, where the
+ * counts decide nothing and no plan is cached under k (a plan compares
+ * counts: then d->ck is NULL and the caller takes its counted key). */
+int dispatch_loose(dispatch_call *d, const call_key *k, int *rc);
+
 /* Test hook (barrier.c): with COLLC_TEST_BARRIER_EARLY=<rank>, that rank's
  * barrier program P loses its receives and flag waits (it leaves at once: a
  * deliberately broken barrier that tests/mpi/barrier.c must catch); any

@@ -370,6 +370,13 @@ int select_simulates(const collc_spec *s);
  * remembered in st per collective and half decade of bytes). "native"
  * unless a candidate is predicted 1.2x faster. */
 const char *select_simulated(const collc_spec *s, MPI_Comm comm, collc_state *st);
+/* Whether the counts of a call of spec s (its collective and p) may change
+ * what the default selection serves it with: COLLC_<COLL> is set, a row of
+ * its collective at s->p names one of collc's algorithms (at any bytes,
+ * layout or operation order), or the simulator may be asked. 0: native
+ * whatever the counts (but for the guard, which looks at the type and
+ * operation alone). Scans the rows: for call-cache misses. */
+int select_counts_matter(const collc_spec *s);
 /* Whether the default rule would pick a node-aware plan for s if its ranks
  * shared nodes (so the layout is worth discovering). */
 int select_may_share(const collc_spec *s);

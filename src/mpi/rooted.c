@@ -225,19 +225,12 @@ COLLC_HOT call_key native_key(const rargs *a, int rank) {
                     .rtype = elem, .op = MPI_OP_NULL};
 }
 
-/* Whether the memo says a blocking gather or scatter with key k is native
- * (and no request of ours needs moving meanwhile). */
-COLLC_HOT int memo_native(MPI_Comm comm, const call_key *k) {
-  const call_memo *m = memo_find(comm, k, 0);
-  return m && m->e->kind == CALL_NATIVE && !request_busy();
-}
-
 /* The memo's fast path of blocking call a: 1 when it is to be made natively. */
 static int hot_native(const rargs *a, MPI_Comm comm) {
   int rank;
   if (comm == MPI_COMM_NULL || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return 0;
   call_key k = coll_desc_of(a->coll)->counted ? native_key(a, rank) : uniform_key(a, rank);
-  return memo_native(comm, &k);
+  return memo_native(comm, &k, a->sb, a->rb);
 }
 
 /* The root's own block of gatherv or scatterv d copied between its two

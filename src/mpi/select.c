@@ -96,3 +96,20 @@ int select_simulates(const collc_spec *s) {
   return minp > 0 && s->p >= minp && s->unit_bytes > 0 && !first_row(s, 1, 0) &&
          coll_desc_of(s->coll)->sim_candidates[0] && coll_counts_shared(s); /* (else native) */
 }
+
+/* Whether row text a names one of collc's algorithms. */
+static int ours(const char *a) { return a[0] && strcmp(a, "native") != 0; }
+
+int select_counts_matter(const collc_spec *s) {
+  int n, minp = config_get()->sim_min_p;
+  const rule *rules = rules_get(&n);
+  if (*config_get()->algorithm[s->coll]) return 1;
+  if (minp > 0 && s->p >= minp && coll_desc_of(s->coll)->sim_candidates[0]) return 1;
+  for (int i = 0; i < n; i++) {
+    const rule *R = &rules[i];
+    if (R->coll == s->coll && s->p >= R->pmin && s->p <= R->pmax &&
+        (ours(R->algo) || ours(R->noncomm)))
+      return 1;
+  }
+  return 0;
+}

@@ -206,11 +206,19 @@ static int counted(const vargs *a, const char *forced, MPI_Comm comm, const pers
                      .vcounts = a->rc, .vdispls = a->displs, .vsendcount = a->sc};
   if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
   if (inter || p > VCOLL_MAXP) return dispatch_native(&d, 0);
+  call_key lk = loose_key(a->coll, a->sb, a->st, a->rt, a->op), k;
+  int loose = 0; /* (blocking, counts deciding nothing: remembered without them) */
+  if (fast && !pa && !config_get()->stats) {
+    if (dispatch_loose(&d, &lk, &rc) == FAST_DONE) return rc; /* (unvalidated: the library's) */
+    loose = d.ck != NULL;
+  }
   if ((err = counted_spec(a, &d, c, dsp))) return collc_raise(comm, err);
   long long bytes = (d.spec.count - c[rank]) * d.spec.unit_bytes; /* native estimate */
-  call_key k = counted_key(a, &d, c);
-  if (fast && counted_fast(&d, &k, &rc) == FAST_DONE) return rc;
-  if (fast) d.ck = &k;
+  if (fast && !loose) {
+    k = counted_key(a, &d, c);
+    if (counted_fast(&d, &k, &rc) == FAST_DONE) return rc;
+    d.ck = &k;
+  }
   if (!gv && !args_reducible(a->rt, a->op)) return dispatch_native(&d, bytes);
   if (gv && !d.spec.in_place && (a->st != a->rt || a->sc != a->rc[rank]) &&
       (err = own_block_first(&d))) {
@@ -249,7 +257,8 @@ int collc_allgatherv_algo(const char *algorithm, const void *sendbuf, int sendco
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                    MPI_Comm comm) {
-  if (config_get()->disable)
+  call_key k = loose_key(COLLC_COLL_ALLGATHERV, sendbuf, sendtype, recvtype, MPI_OP_NULL);
+  if (config_get()->disable || memo_native(comm, &k, sendbuf, recvbuf))
     return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                            comm);
   return collc_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
@@ -272,7 +281,8 @@ int collc_reduce_scatter_algo(const char *algorithm, const void *sendbuf, void *
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  if (config_get()->disable)
+  call_key k = loose_key(COLLC_COLL_REDUCE_SCATTER, sendbuf, MPI_DATATYPE_NULL, datatype, op);
+  if (config_get()->disable || memo_native(comm, &k, sendbuf, recvbuf))
     return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
   return collc_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
