@@ -752,6 +752,9 @@ run_case "mpich/valgrind errors np=2" 300 tests/valgrind_leaks.sh \
   "${MPICHRUN[@]}" 2 -- "$MPICH/tests/mpi_errors"
 run_case "mpich/memo preload, plans forced np=3" 120 env "${MEMO_FORCED[@]}" \
   LD_PRELOAD="$PWD/$MPICH/libcollc.so" "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_memo_preload" 4
+# (default rule: the counted collectives' memo, and bad counts that crash MPICH itself)
+run_case "mpich/memo preload np=3" 120 env LD_PRELOAD="$PWD/$MPICH/libcollc.so" \
+  "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_memo_preload" 4
 run_case "mpich/preload stats np=4" 120 expect_stats \
   '^collc-stats: alltoall bruck calls=[1-9][0-9]* bytes=[1-9]' \
   env COLLC_STATS=1 COLLC_ALLTOALL=bruck:3 LD_PRELOAD="$PWD/$MPICH/libcollc.so" \

@@ -40,6 +40,13 @@ typedef struct {
   MPI_Datatype rt;
 } a2av_args;
 
+/* Whether a call a of the default selection on p ranks may be served
+ * under its loose key: both sides' counts pass counts_usable (the receive side
+ * alone in place). */
+static inline int loose_ok(const a2av_args *a, int p) {
+  return counts_usable(p, a->rc, a->rd) && (a->sb == MPI_IN_PLACE || counts_usable(p, a->sc, a->sd));
+}
+
 /* The buffers as the user gave them (the shifts undone). */
 static const void *user_sb(const dispatch_call *d) {
   return d->sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : (const char *)d->sendbuf - d->vsshift;
@@ -173,7 +180,7 @@ static int alltoallv(const a2av_args *a, const char *forced, MPI_Comm comm,
   if (on_device(a->sb, a->rb)) return dispatch_device_native(&d, 0); /* (README: GPU buffers) */
   call_key lk = loose_key(COLLC_COLL_ALLTOALLV, a->sb, a->st, a->rt, MPI_OP_NULL);
   int loose = 0; /* (blocking, counts deciding nothing: remembered without them) */
-  if (cached && !pa && !config_get()->stats) {
+  if (cached && !pa && !config_get()->stats && loose_ok(a, p)) {
     if (dispatch_loose(&d, &lk, &rc) == FAST_DONE) return rc; /* (unvalidated: the library's) */
     loose = d.ck != NULL;
   }
@@ -210,7 +217,10 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   call_key k = loose_key(COLLC_COLL_ALLTOALLV, sendbuf, sendtype, recvtype, MPI_OP_NULL);
-  if (config_get()->disable || memo_native(comm, &k, sendbuf, recvbuf))
+  a2av_args a = {sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype};
+  const call_memo *m;
+  if (config_get()->disable ||
+      ((m = memo_native(comm, &k, sendbuf, recvbuf)) && loose_ok(&a, m->st->p)))
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                           recvtype, comm);
   return collc_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,

@@ -199,13 +199,31 @@ COLLC_HOT call_key loose_key(int coll, const void *sb, MPI_Datatype st, MPI_Data
                     .stype = ip ? MPI_DATATYPE_NULL : st, .rtype = rt, .op = op};
 }
 
-/* Whether the memo says a blocking call of key k (made with host buffers
- * sb, rb) is native, and no request of ours needs moving meanwhile. (A
- * receive buffer MPI_IN_PLACE is an error whose class collc gives.) */
-COLLC_HOT int memo_native(MPI_Comm comm, const call_key *k, const void *sb, const void *rb) {
+/* The memo of a blocking call of key k (made with host buffers sb, rb)
+ * if it says the call is native and no request of ours needs moving
+ * meanwhile, else NULL. (A receive buffer MPI_IN_PLACE is an error whose
+ * class collc gives.) */
+COLLC_HOT const call_memo *memo_native(MPI_Comm comm, const call_key *k, const void *sb,
+                                       const void *rb) {
   const call_memo *m = memo_find(comm, k, 0);
   return m && m->e->kind == CALL_NATIVE && !request_busy() && rb != MPI_IN_PLACE &&
-         !maybe_on_device(sb, rb);
+                 !maybe_on_device(sb, rb)
+             ? m
+             : NULL;
+}
+
+/* What a memo hit of a counted call checks of its count vector c and
+ * displacements d (NULL where the collective has none: c twice) on a
+ * communicator of p ranks (0: its size unknown): both there, no count
+ * negative. Its communicator and types are the memo key's; the rest is
+ * the library's to check, which it does without crashing (a negative
+ * count or a missing array is what crashes MPICH 4.0.2, so collc answers
+ * those with their error class). */
+COLLC_HOT int counts_usable(int p, const int *c, const int *d) {
+  if (!c || !d || p <= 0) return 0;
+  for (int q = 0; q < p; q++)
+    if (c[q] < 0) return 0;
+  return 1;
 }
 
 /* The fast path of blocking counted call d of the default selection

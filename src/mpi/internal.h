@@ -105,6 +105,7 @@ typedef struct {
 #define SIM_BUCKETS 26 /* half decades of bytes: 1 B .. 10^13 B */
 
 typedef struct {
+  int p;         /* the communicator's size (its local group's) */
   MPI_Comm priv; /* private duplicate for our messages; MPI_COMM_NULL until used */
   family fam[STATE_MAX_FAMILIES];
   int nfam;

@@ -40,6 +40,14 @@ typedef struct {
   MPI_Op op; /* reduce_scatter */
 } vargs;
 
+/* Whether a call a of the default selection on p ranks may be served
+ * under its loose key: its count arguments pass counts_usable
+ * (allgatherv's sendcount too). */
+static inline int loose_ok(const vargs *a, int p) {
+  if (a->coll == COLLC_COLL_REDUCE_SCATTER) return counts_usable(p, a->rc, a->rc);
+  return a->sc >= 0 && counts_usable(p, a->rc, a->displs);
+}
+
 /* The receive buffer as the user gave it (vshift undone). */
 static void *user_rb(const dispatch_call *d) { return (char *)d->recvbuf - d->vshift; }
 
@@ -208,7 +216,7 @@ static int counted(const vargs *a, const char *forced, MPI_Comm comm, const pers
   if (inter || p > VCOLL_MAXP) return dispatch_native(&d, 0);
   call_key lk = loose_key(a->coll, a->sb, a->st, a->rt, a->op), k;
   int loose = 0; /* (blocking, counts deciding nothing: remembered without them) */
-  if (fast && !pa && !config_get()->stats) {
+  if (fast && !pa && !config_get()->stats && loose_ok(a, p)) {
     if (dispatch_loose(&d, &lk, &rc) == FAST_DONE) return rc; /* (unvalidated: the library's) */
     loose = d.ck != NULL;
   }
@@ -258,7 +266,10 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                    MPI_Comm comm) {
   call_key k = loose_key(COLLC_COLL_ALLGATHERV, sendbuf, sendtype, recvtype, MPI_OP_NULL);
-  if (config_get()->disable || memo_native(comm, &k, sendbuf, recvbuf))
+  vargs a = gv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+  const call_memo *m;
+  if (config_get()->disable ||
+      ((m = memo_native(comm, &k, sendbuf, recvbuf)) && loose_ok(&a, m->st->p)))
     return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                            comm);
   return collc_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
@@ -282,7 +293,10 @@ int collc_reduce_scatter_algo(const char *algorithm, const void *sendbuf, void *
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   call_key k = loose_key(COLLC_COLL_REDUCE_SCATTER, sendbuf, MPI_DATATYPE_NULL, datatype, op);
-  if (config_get()->disable || memo_native(comm, &k, sendbuf, recvbuf))
+  vargs a = rs_args(sendbuf, recvbuf, recvcounts, datatype, op);
+  const call_memo *m;
+  if (config_get()->disable ||
+      ((m = memo_native(comm, &k, sendbuf, recvbuf)) && loose_ok(&a, m->st->p)))
     return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
   return collc_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }

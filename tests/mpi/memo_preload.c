@@ -12,7 +12,10 @@
  * nonblocking, then the same key on each new communicator (where a memo
  * of the freed one would hit), and checks each result against its value worked out here
  * (no MPI involved). A stale memo gives a wrong p, hence wrong sums and
- * block counts, or (ASan) a use after free.
+ * block counts, or (ASan) a use after free. The counted collectives
+ * (allgatherv, reduce_scatter, alltoallv) change their counts from call to
+ * call, and bad counts after good calls of the same key must get collc's
+ * error classes (bad_counts).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -83,6 +86,68 @@ static void moves(MPI_Comm c, int n, int it, int root) {
   expect(ok, "iallreduce", p, n, it);
 }
 
+/* Counts of rank q's block in call (n, it): 0..2, zeros included. */
+static int cnt(int q, int n, int it) { return (q + n + it) % 3; }
+
+/* Allgatherv, reduce_scatter and alltoallv whose counts change from call
+ * to call (the rule serving them natively at every size, the memo holds
+ * them without their counts). */
+static void counted(MPI_Comm c, int n, int it) {
+  int p, r, vc[MAXP], vd[MAXP], sc[MAXP], sd[MAXP], tot = 0, st = 0, ok = 1;
+  int a[3 * MAXP], b[3 * MAXP];
+  MPI_Comm_size(c, &p), MPI_Comm_rank(c, &r);
+  for (int q = 0; q < p; q++) vc[q] = cnt(q, n, it), vd[q] = tot, tot += vc[q];
+  for (int i = 0; i < tot; i++) a[i] = in(r, i, it), b[i] = -1;
+  MPI_Allgatherv(a, vc[r], MPI_INT, b, vc, vd, MPI_INT, c);
+  for (int q = 0; q < p; q++)
+    for (int i = 0; i < vc[q]; i++) ok &= b[vd[q] + i] == in(q, i, it);
+  expect(ok, "allgatherv", p, n, it);
+  MPI_Reduce_scatter(a, b, vc, MPI_INT, MPI_SUM, c);
+  ok = 1;
+  for (int i = 0; i < vc[r]; i++) ok &= b[i] == sum(p, vd[r] + i, it);
+  expect(ok, "reduce_scatter", p, n, it);
+  for (int q = 0; q < p; q++) sc[q] = cnt(r + q, n, it), sd[q] = st, st += sc[q];
+  for (int q = 0; q < p; q++)
+    for (int i = 0; i < sc[q]; i++) a[sd[q] + i] = 100 * r + 10 * q + i;
+  MPI_Alltoallv(a, sc, sd, MPI_INT, b, sc, sd, MPI_INT, c); /* (cnt(r + q) is symmetric) */
+  ok = 1;
+  for (int q = 0; q < p; q++)
+    for (int i = 0; i < sc[q]; i++) ok &= b[sd[q] + i] == 100 * q + 10 * r + i;
+  expect(ok, "alltoallv", p, n, it);
+}
+
+/* Bad count arguments after good calls of the same key on c (errors
+ * returned): a memo of the good ones must not hand them to the library,
+ * which may crash on them (MPICH 4.0.2 on a negative count): MPI_ERR_COUNT
+ * for a negative count, MPI_ERR_ARG for a missing count array. */
+static void bad_counts(MPI_Comm world) {
+  MPI_Comm c;
+  int p, cls, v[MAXP] = {0}, d[MAXP] = {0}, neg[MAXP] = {0}, a[4] = {0}, b[4];
+  MPI_Comm_dup(world, &c);
+  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  MPI_Comm_size(c, &p);
+  neg[p - 1] = -1;
+  for (int rep = 0; rep < 3; rep++) { /* (the second call and on: memo hits) */
+    MPI_Allgatherv(a, 0, MPI_INT, b, v, d, MPI_INT, c);
+    MPI_Reduce_scatter(a, b, v, MPI_INT, MPI_SUM, c);
+    MPI_Alltoallv(a, v, d, MPI_INT, b, v, d, MPI_INT, c);
+  }
+  const struct { const char *what; int rc, want; } t[] = {
+      {"allgatherv negative count", MPI_Allgatherv(a, 0, MPI_INT, b, neg, d, MPI_INT, c), MPI_ERR_COUNT},
+      {"allgatherv no counts", MPI_Allgatherv(a, 0, MPI_INT, b, NULL, d, MPI_INT, c), MPI_ERR_ARG},
+      {"reduce_scatter negative count", MPI_Reduce_scatter(a, b, neg, MPI_INT, MPI_SUM, c), MPI_ERR_COUNT},
+      {"reduce_scatter no counts", MPI_Reduce_scatter(a, b, NULL, MPI_INT, MPI_SUM, c), MPI_ERR_ARG},
+      {"alltoallv negative count", MPI_Alltoallv(a, v, d, MPI_INT, b, neg, d, MPI_INT, c), MPI_ERR_COUNT},
+      {"alltoallv no counts", MPI_Alltoallv(a, NULL, d, MPI_INT, b, v, d, MPI_INT, c), MPI_ERR_ARG}};
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    MPI_Error_class(t[i].rc, &cls);
+    checks++;
+    if (cls != t[i].want && fails++ < 10)
+      fprintf(stderr, "memo: %s gave class %d, want %d\n", t[i].what, cls, t[i].want);
+  }
+  MPI_Comm_free(&c);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, size, iters = argc > 1 ? atoi(argv[1]) : 40;
@@ -96,6 +161,7 @@ int main(int argc, char **argv) {
         MPI_Comm on = (rep + n) % 2 ? c : MPI_COMM_WORLD;
         reductions(on, n, it, it + rep, (it + rep + n) % 2);
         moves(on, n, it, it + rep);
+        counted(on, n, it);
       }
     MPI_Comm_free(&c);
   }
@@ -105,6 +171,7 @@ int main(int argc, char **argv) {
     for (int rep = 0; rep < 2; rep++) reductions(c, 1, it, 0, 0), moves(c, 1, it, 0);
     MPI_Comm_free(&c);
   }
+  bad_counts(MPI_COMM_WORLD);
   int all = 0;
   PMPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0)
