@@ -885,11 +885,12 @@ for lib in openmpi mpich; do
   fi
   if [[ -x $B/tests/fortran_rooted ]]; then # (tests/fortran/rooted.f90: gather, scatter, v-forms)
     rooted_env=(COLLC_STATS=1 COLLC_GATHER=tree COLLC_SCATTER=tree:3 COLLC_GATHERV=linear
-                COLLC_SCATTERV=linear)
-    run_case "fortran/$lib rooted gather scatter preload, collc's plans np=3" 60 expect_all \
+                COLLC_SCATTERV=linear COLLC_ALLTOALLV=pairwise)
+    run_case "fortran/$lib rooted gather scatter, alltoallv preload, collc's plans np=3" 60 expect_all \
       '^fortran rooted test passed$' '^collc-stats: gather tree calls=3 ' \
       '^collc-stats: igather tree calls=3 ' '^collc-stats: gatherv linear calls=3 ' \
-      '^collc-stats: iscatterv linear calls=3 ' -- env "${lp[@]+"${lp[@]}"}" "${rooted_env[@]}" \
+      '^collc-stats: iscatterv linear calls=3 ' '^collc-stats: alltoallv pairwise calls=1 ' \
+      '^collc-stats: ialltoallv pairwise calls=1 ' -- env "${lp[@]+"${lp[@]}"}" "${rooted_env[@]}" \
       "${run[@]}" 3 "${pre[@]+"${pre[@]}"}" "$B/tests/fortran_rooted"
     run_case "fortran/$lib rooted gather scatter self-test must fail np=3" 60 bash -c '! "$@"' _ \
       env "${lp[@]+"${lp[@]}"}" COLLC_TEST_BREAK=1 COLLC_GATHER=tree "${run[@]}" 3 \

@@ -34,6 +34,11 @@
 #define C_VPAIR fint(sn), ftype(st), fbuf(rb), fints(rc), fints(d), ftype(rt)
 #define FT_VRED MPI_Fint *rc, MPI_Fint *t, MPI_Fint *op
 #define C_VRED fints(rc), ftype(t), fop(op)
+/* Alltoallv's (both sides' counts and displacements, comm). */
+#define FT_AV void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb, MPI_Fint *rc, \
+              MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *c
+#define C_AV fbuf(sb), fints(sc), fints(sd), ftype(st), fbuf(rb), fints(rc), fints(rd), \
+             ftype(rt), fcomm(c)
 
 /* The collectives (the barrier too): blocking, nonblocking, persistent. */
 #define FORTRAN_COLLS(X)                                                                         \
@@ -77,6 +82,10 @@
   X(CALL, mpi, MPI, reduce_scatter, Reduce_scatter, REDUCE_SCATTER,                              \
     (FT_BUF2, FT_VRED, MPI_Fint *c), (sb, rb, rc, t, op, c),                                     \
     MPI_Reduce_scatter(fbuf(sb), fbuf(rb), C_VRED, fcomm(c)))                                    \
+  X(CALL, mpi, MPI, alltoallv, Alltoallv, ALLTOALLV, (FT_AV), (sb, sc, sd, st, rb, rc, rd, rt, c), \
+    MPI_Alltoallv(C_AV))                                                                         \
+  X(NEWREQ, mpi, MPI, ialltoallv, Ialltoallv, IALLTOALLV, (FT_AV, MPI_Fint *r),                  \
+    (sb, sc, sd, st, rb, rc, rd, rt, c, r), MPI_Ialltoallv(C_AV, &q))                            \
   X(NEWREQ, mpi, MPI, iallreduce, Iallreduce, IALLREDUCE, (FT_BUF2, FT_RED, MPI_Fint *c,         \
     MPI_Fint *r), (sb, rb, n, t, op, c, r),                                                      \
     MPI_Iallreduce(fbuf(sb), fbuf(rb), C_RED, fcomm(c), &q))                                     \
@@ -154,7 +163,10 @@
     P##_Allgatherv_init(fbuf(sb), C_VPAIR, fcomm(c), finfo(info), &q))                           \
   X(NEWREQ, pfx, PFX, reduce_scatter_init, Reduce_scatter_init, REDUCE_SCATTER_INIT,             \
     (FT_BUF2, FT_VRED, MPI_Fint *c, MPI_Fint *info, MPI_Fint *r), (sb, rb, rc, t, op, c, info, r), \
-    P##_Reduce_scatter_init(fbuf(sb), fbuf(rb), C_VRED, fcomm(c), finfo(info), &q))
+    P##_Reduce_scatter_init(fbuf(sb), fbuf(rb), C_VRED, fcomm(c), finfo(info), &q))            \
+  X(NEWREQ, pfx, PFX, alltoallv_init, Alltoallv_init, ALLTOALLV_INIT,                            \
+    (FT_AV, MPI_Fint *info, MPI_Fint *r), (sb, sc, sd, st, rb, rc, rd, rt, c, info, r),          \
+    P##_Alltoallv_init(C_AV, finfo(info), &q))
 
 /* Open MPI 4.1's Fortran persistent collectives are its MPIX_ extension. */
 #ifdef COLLC_MPIX_INIT

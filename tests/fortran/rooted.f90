@@ -3,14 +3,15 @@
 ! every root, checked against closed forms: gather's block q holds
 ! q * 100 + i; scatter's rank r gets the root's block r; gatherv's and
 ! scatterv's rank q has q + 1 elements, at displacements in reverse rank
-! order with a gap of one. COLLC_TEST_BREAK set: one result is corrupted
+! order with a gap of one; then MPI_ALLTOALLV and MPI_IALLTOALLV (below).
+! COLLC_TEST_BREAK set: one result is corrupted
 ! (the program must then fail). Exits nonzero on any failure.
 program rooted
 use mpi
 implicit none
 integer, parameter :: n = 3, pmax = 16
 integer :: rank, p, ierr, root, i, q, nbad, req, brk, at
-integer :: sb(n * pmax), rb(n * pmax), vb(pmax * pmax * 2), cnt(pmax), dsp(pmax)
+integer :: sb(n * pmax), rb(n * pmax), vb(pmax * pmax * 2), cnt(pmax), dsp(pmax), ab(pmax * 4)
 character(len=8) :: env
 call MPI_Init(ierr)
 call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -72,6 +73,34 @@ do root = 0, p - 1
   call MPI_Scatterv(vb, cnt, dsp, MPI_INTEGER, rb, rank + 1, MPI_INTEGER, root, MPI_COMM_WORLD, ierr)
   do i = 1, rank + 1
     if (rb(i) /= (dsp(rank + 1) + i) * 7 + root) nbad = nbad + 1
+  end do
+end do
+! MPI_ALLTOALLV and MPI_IALLTOALLV: rank r sends rank q mod(q + r, 3) + 1
+! elements r * 1000 + q * 10 + i (so it receives as many from q), blocks
+! with a gap of one, in reverse rank order; against the closed form.
+at = 0
+do q = p - 1, 0, -1
+  cnt(q + 1) = mod(q + rank, 3) + 1
+  dsp(q + 1) = at
+  at = at + cnt(q + 1) + 1
+end do
+do q = 0, p - 1
+  do i = 1, cnt(q + 1)
+    ab(dsp(q + 1) + i) = rank * 1000 + q * 10 + i
+  end do
+end do
+do i = 0, 1
+  vb = -1
+  if (i == 0) call MPI_Alltoallv(ab, cnt, dsp, MPI_INTEGER, vb, cnt, dsp, MPI_INTEGER, &
+                                 MPI_COMM_WORLD, ierr)
+  if (i == 1) call MPI_Ialltoallv(ab, cnt, dsp, MPI_INTEGER, vb, cnt, dsp, MPI_INTEGER, &
+                                  MPI_COMM_WORLD, req, ierr)
+  if (i == 1) call MPI_Wait(req, MPI_STATUS_IGNORE, ierr)
+  if (brk == 1 .and. rank == 0 .and. i == 1) vb(dsp(1) + 1) = -7
+  do q = 0, p - 1
+    do at = 1, cnt(q + 1)
+      if (vb(dsp(q + 1) + at) /= q * 1000 + rank * 10 + at) nbad = nbad + 1
+    end do
   end do
 end do
 call finish('fortran rooted test')
