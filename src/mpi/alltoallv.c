@@ -180,7 +180,7 @@ static int alltoallv(const a2av_args *a, const char *forced, MPI_Comm comm,
   if (on_device(a->sb, a->rb)) return dispatch_device_native(&d, 0); /* (README: GPU buffers) */
   call_key lk = loose_key(COLLC_COLL_ALLTOALLV, a->sb, a->st, a->rt, MPI_OP_NULL);
   int loose = 0; /* (blocking, counts deciding nothing: remembered without them) */
-  if (cached && !pa && !config_get()->stats && loose_ok(a, p)) {
+  if (cached && (!pa || pa->oneshot) && !config_get()->stats && loose_ok(a, p)) {
     if (dispatch_loose(&d, &lk, &rc) == FAST_DONE) return rc; /* (unvalidated: the library's) */
     loose = d.ck != NULL;
   }
@@ -241,7 +241,10 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                    MPI_Request *request) {
   a2av_args a = {sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype};
-  if (config_get()->disable)
+  call_key k = loose_key(COLLC_COLL_ALLTOALLV, sendbuf, sendtype, recvtype, MPI_OP_NULL);
+  const call_memo *m;
+  if (config_get()->disable ||
+      (request && (m = memo_native_nb(comm, &k, sendbuf, recvbuf)) && loose_ok(&a, m->st->p)))
     return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                            recvtype, comm, request);
   return alltoallv(&a, NULL, comm, &(persist_args){.request = request, .oneshot = 1}, 1);

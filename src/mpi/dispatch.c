@@ -531,12 +531,13 @@ int dispatch_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *r
 
 int dispatch_loose(dispatch_call *d, const call_key *k, int *rc) {
   collc_state *st;
-  const call_entry *e = dispatch_fast_find(d->comm, k, 0, &st);
+  int nb = d->ireq != NULL;
+  const call_entry *e = dispatch_fast_find(d->comm, k, nb, &st);
   d->ck = NULL;
-  if (e && e->kind == CALL_NATIVE && !request_busy() && d->recvbuf != MPI_IN_PLACE &&
-      !on_device(d->sendbuf, d->recvbuf)) {
-    stats_add(k->coll, e->algo, e->src, e->bytes);
-    return (*rc = d->native(d)), FAST_DONE;
+  if (e && e->kind == CALL_NATIVE && (nb ? e->version == st->version : !request_busy()) &&
+      d->recvbuf != MPI_IN_PLACE && !on_device(d->sendbuf, d->recvbuf)) {
+    stats_add(k->coll + (nb ? COLLC_COLL_COUNT : 0), e->algo, e->src, e->bytes);
+    return (*rc = nb ? d->inative(d, d->ireq) : d->native(d)), FAST_DONE;
   }
   if (e ? e->kind != CALL_PLAN : !select_counts_matter(&d->spec)) d->ck = k;
   return FAST_MISS;

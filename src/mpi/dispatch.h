@@ -226,9 +226,20 @@ COLLC_HOT int counts_usable(int p, const int *c, const int *d) {
   return 1;
 }
 
-/* The fast path of blocking counted call d of the default selection
- * under its loose key k: FAST_DONE when the call cache has it native (its
- * native call made and counted, *rc its result); else FAST_MISS with
+/* The same for a nonblocking call (its decision made under the state's
+ * version in force; requests of ours need no moving). */
+COLLC_HOT const call_memo *memo_native_nb(MPI_Comm comm, const call_key *k, const void *sb,
+                                          const void *rb) {
+  const call_memo *m = memo_find(comm, k, 1);
+  return m && m->e->kind == CALL_NATIVE && m->e->version == m->st->version &&
+                 rb != MPI_IN_PLACE && !maybe_on_device(sb, rb)
+             ? m
+             : NULL;
+}
+
+/* The fast path of counted call d of the default selection, blocking or
+ * nonblocking (d->ireq), under its loose key k: FAST_DONE when the call
+ * cache has it native (its native call made and counted, *rc its result); else FAST_MISS with
  * d->ck = k, for the slow path to remember what serves it, where the
  * counts decide nothing and no plan is cached under k (a plan compares
  * counts: then d->ck is NULL and the caller takes its counted key). */

@@ -216,7 +216,7 @@ static int counted(const vargs *a, const char *forced, MPI_Comm comm, const pers
   if (inter || p > VCOLL_MAXP) return dispatch_native(&d, 0);
   call_key lk = loose_key(a->coll, a->sb, a->st, a->rt, a->op), k;
   int loose = 0; /* (blocking, counts deciding nothing: remembered without them) */
-  if (fast && !pa && !config_get()->stats && loose_ok(a, p)) {
+  if (fast && (!pa || pa->oneshot) && !config_get()->stats && loose_ok(a, p)) {
     if (dispatch_loose(&d, &lk, &rc) == FAST_DONE) return rc; /* (unvalidated: the library's) */
     loose = d.ck != NULL;
   }
@@ -306,7 +306,10 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                     MPI_Comm comm, MPI_Request *request) {
   vargs a = gv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
-  if (config_get()->disable)
+  call_key k = loose_key(COLLC_COLL_ALLGATHERV, sendbuf, sendtype, recvtype, MPI_OP_NULL);
+  const call_memo *m;
+  if (config_get()->disable ||
+      (request && (m = memo_native_nb(comm, &k, sendbuf, recvbuf)) && loose_ok(&a, m->st->p)))
     return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                             recvtype, comm, request);
   return counted(&a, NULL, comm, &(persist_args){.request = request, .oneshot = 1}, 1);
@@ -315,7 +318,10 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
   vargs a = rs_args(sendbuf, recvbuf, recvcounts, datatype, op);
-  if (config_get()->disable)
+  call_key k = loose_key(COLLC_COLL_REDUCE_SCATTER, sendbuf, MPI_DATATYPE_NULL, datatype, op);
+  const call_memo *m;
+  if (config_get()->disable ||
+      (request && (m = memo_native_nb(comm, &k, sendbuf, recvbuf)) && loose_ok(&a, m->st->p)))
     return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
   return counted(&a, NULL, comm, &(persist_args){.request = request, .oneshot = 1}, 1);
 }

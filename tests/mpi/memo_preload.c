@@ -14,8 +14,8 @@
  * (no MPI involved). A stale memo gives a wrong p, hence wrong sums and
  * block counts, or (ASan) a use after free. The counted collectives
  * (allgatherv, reduce_scatter, alltoallv) change their counts from call to
- * call, and bad counts after good calls of the same key must get collc's
- * error classes (bad_counts).
+ * call, and bad counts after good calls of the same key (blocking and
+ * nonblocking) must get collc's error classes (bad_counts).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -127,10 +127,16 @@ static void bad_counts(MPI_Comm world) {
   MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
   MPI_Comm_size(c, &p);
   neg[p - 1] = -1;
+  MPI_Request q[3];
+  MPI_Status sts[3]; /* (not MPI_STATUSES_IGNORE: GCC 12 warns of a zero-size array) */
   for (int rep = 0; rep < 3; rep++) { /* (the second call and on: memo hits) */
     MPI_Allgatherv(a, 0, MPI_INT, b, v, d, MPI_INT, c);
     MPI_Reduce_scatter(a, b, v, MPI_INT, MPI_SUM, c);
     MPI_Alltoallv(a, v, d, MPI_INT, b, v, d, MPI_INT, c);
+    MPI_Iallgatherv(a, 0, MPI_INT, b, v, d, MPI_INT, c, &q[0]);
+    MPI_Ireduce_scatter(a, b, v, MPI_INT, MPI_SUM, c, &q[1]);
+    MPI_Ialltoallv(a, v, d, MPI_INT, b, v, d, MPI_INT, c, &q[2]);
+    MPI_Waitall(3, q, sts);
   }
   const struct { const char *what; int rc, want; } t[] = {
       {"allgatherv negative count", MPI_Allgatherv(a, 0, MPI_INT, b, neg, d, MPI_INT, c), MPI_ERR_COUNT},
@@ -138,7 +144,13 @@ static void bad_counts(MPI_Comm world) {
       {"reduce_scatter negative count", MPI_Reduce_scatter(a, b, neg, MPI_INT, MPI_SUM, c), MPI_ERR_COUNT},
       {"reduce_scatter no counts", MPI_Reduce_scatter(a, b, NULL, MPI_INT, MPI_SUM, c), MPI_ERR_ARG},
       {"alltoallv negative count", MPI_Alltoallv(a, v, d, MPI_INT, b, neg, d, MPI_INT, c), MPI_ERR_COUNT},
-      {"alltoallv no counts", MPI_Alltoallv(a, NULL, d, MPI_INT, b, v, d, MPI_INT, c), MPI_ERR_ARG}};
+      {"alltoallv no counts", MPI_Alltoallv(a, NULL, d, MPI_INT, b, v, d, MPI_INT, c), MPI_ERR_ARG},
+      {"iallgatherv negative count",
+       MPI_Iallgatherv(a, 0, MPI_INT, b, neg, d, MPI_INT, c, &q[0]), MPI_ERR_COUNT},
+      {"ireduce_scatter no counts", MPI_Ireduce_scatter(a, b, NULL, MPI_INT, MPI_SUM, c, &q[0]),
+       MPI_ERR_ARG},
+      {"ialltoallv negative count",
+       MPI_Ialltoallv(a, v, d, MPI_INT, b, neg, d, MPI_INT, c, &q[0]), MPI_ERR_COUNT}};
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
     MPI_Error_class(t[i].rc, &cls);
     checks++;
