@@ -671,7 +671,7 @@ for np in 1 2 3 4 5; do
   run_case "mpich/alltoallv quick np=$np" 120 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
     "$MPICH/tests/mpi_alltoallv"
 done
-for np in 1 2 3 5 6 8; do
+for np in 1 2 3 5 8; do
   run_case "mpich/alltoall np=$np" 300 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
     "$MPICH/tests/mpi_alltoall"
 done
@@ -759,7 +759,7 @@ run_case "mpich/preload stats np=4" 120 expect_stats \
   '^collc-stats: alltoall bruck calls=[1-9][0-9]* bytes=[1-9]' \
   env COLLC_STATS=1 COLLC_ALLTOALL=bruck:3 LD_PRELOAD="$PWD/$MPICH/libcollc.so" \
   "${MPICHRUN[@]}" 4 "$MPICH/tests/mpi_alltoall_preload"
-for np in 1 2 3 4 5 6 7 8; do
+for np in 1 2 3 4 5 8; do # (6 and 7: 37 s of the 20 minutes; Open MPI runs 1..8)
   run_case "mpich/persistent quick np=$np" 180 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
     "$MPICH/tests/mpi_persistent"
 done
@@ -940,7 +940,7 @@ else
   run_case "smpi/alltoall (smpirun or build-smpi missing)" 10 false
 fi
 echo "== fuzzing the wisdom loader (libFuzzer + ASan/UBSan; longer: make fuzz FUZZ_TIME=600)"
-run_case "fuzz/wisdom 20 s" 120 tests/fuzz/run.sh 20
+run_case "fuzz/wisdom 10 s" 120 tests/fuzz/run.sh 10
 
 echo "== sanitizers (build-asan: AddressSanitizer + UBSan, Open MPI)"
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1

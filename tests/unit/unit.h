@@ -49,4 +49,17 @@ static inline int unit_summary(const char *name) {
   return unit_fails ? 1 : 0;
 }
 
+/* 1 in a sanitizer build (ASan: tests there thin their sweeps, whose
+ * value is memory errors rather than more cases), else 0. */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_SANITIZER 1
+#endif
+#endif
+#ifndef UNDER_SANITIZER
+#define UNDER_SANITIZER 0
+#endif
+
 #endif
