@@ -41,10 +41,20 @@ typedef struct {
 } a2av_args;
 
 /* Whether a call a of the default selection on p ranks may be served
- * under its loose key: both sides' counts pass counts_usable (the receive side
- * alone in place). */
-static inline int loose_ok(const a2av_args *a, int p) {
-  return counts_usable(p, a->rc, a->rd) && (a->sb == MPI_IN_PLACE || counts_usable(p, a->sc, a->sd));
+ * under its loose key: both sides' counts pass counts_usable (the receive
+ * side alone in place), and the receive buffer is not MPI_IN_PLACE (an
+ * error whose class collc gives). */
+COLLC_HOT int loose_ok(const a2av_args *a, int p) {
+  return a->rb != MPI_IN_PLACE && counts_usable(p, a->rc, a->rd) &&
+         (a->sb == MPI_IN_PLACE || counts_usable(p, a->sc, a->sd));
+}
+
+/* Whether the memo says call a on comm (nb: nonblocking) is to be made
+ * natively, its arguments passing loose_ok. */
+COLLC_HOT int hot_native(const a2av_args *a, MPI_Comm comm, int nb) {
+  call_key k = loose_key(COLLC_COLL_ALLTOALLV, a->sb, a->st, a->rt, MPI_OP_NULL);
+  const call_memo *m = memo_native(comm, &k, nb, a->sb, a->rb);
+  return m && loose_ok(a, m->st->p);
 }
 
 /* The buffers as the user gave them (the shifts undone). */
@@ -179,7 +189,7 @@ static int alltoallv(const a2av_args *a, const char *forced, MPI_Comm comm,
   if (inter || p > A2AV_MAXP) return dispatch_native(&d, 0); /* (before c[] is filled) */
   if (on_device(a->sb, a->rb)) return dispatch_device_native(&d, 0); /* (README: GPU buffers) */
   call_key lk = loose_key(COLLC_COLL_ALLTOALLV, a->sb, a->st, a->rt, MPI_OP_NULL);
-  int loose = 0; /* (blocking, counts deciding nothing: remembered without them) */
+  int loose = 0; /* (counts deciding nothing: remembered without them) */
   if (cached && (!pa || pa->oneshot) && !config_get()->stats && loose_ok(a, p)) {
     if (dispatch_loose(&d, &lk, &rc) == FAST_DONE) return rc; /* (unvalidated: the library's) */
     loose = d.ck != NULL;
@@ -216,11 +226,8 @@ int collc_alltoallv_algo(const char *algorithm, const void *sendbuf, const int s
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  call_key k = loose_key(COLLC_COLL_ALLTOALLV, sendbuf, sendtype, recvtype, MPI_OP_NULL);
   a2av_args a = {sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype};
-  const call_memo *m;
-  if (config_get()->disable ||
-      ((m = memo_native(comm, &k, sendbuf, recvbuf)) && loose_ok(&a, m->st->p)))
+  if (config_get()->disable || hot_native(&a, comm, 0))
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                           recvtype, comm);
   return collc_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
@@ -241,10 +248,7 @@ int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                    MPI_Request *request) {
   a2av_args a = {sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype};
-  call_key k = loose_key(COLLC_COLL_ALLTOALLV, sendbuf, sendtype, recvtype, MPI_OP_NULL);
-  const call_memo *m;
-  if (config_get()->disable ||
-      (request && (m = memo_native_nb(comm, &k, sendbuf, recvbuf)) && loose_ok(&a, m->st->p)))
+  if (config_get()->disable || (request && hot_native(&a, comm, 1)))
     return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                            recvtype, comm, request);
   return alltoallv(&a, NULL, comm, &(persist_args){.request = request, .oneshot = 1}, 1);

@@ -534,8 +534,7 @@ int dispatch_loose(dispatch_call *d, const call_key *k, int *rc) {
   int nb = d->ireq != NULL;
   const call_entry *e = dispatch_fast_find(d->comm, k, nb, &st);
   d->ck = NULL;
-  if (e && e->kind == CALL_NATIVE && (nb ? e->version == st->version : !request_busy()) &&
-      d->recvbuf != MPI_IN_PLACE && !on_device(d->sendbuf, d->recvbuf)) {
+  if (e && native_usable(e, st, nb) && !on_device(d->sendbuf, d->recvbuf)) {
     stats_add(k->coll + (nb ? COLLC_COLL_COUNT : 0), e->algo, e->src, e->bytes);
     return (*rc = nb ? d->inative(d, d->ireq) : d->native(d)), FAST_DONE;
   }

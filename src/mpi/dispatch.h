@@ -187,11 +187,11 @@ COLLC_HOT int dispatch_memo(MPI_Comm comm, const call_key *k, const void *sendbu
   return m ? dispatch_fast_hit(m->st, m->e, comm, k, sendbuf, recvbuf, rc, 0) : FAST_MISS;
 }
 
-/* The key under which a blocking call of a counted collective (coll,
- * with the user's sendbuf sb and types) is remembered when its counts
- * decide nothing (select_counts_matter 0): its typing alone, rcount -1 (a
- * counted key's is never negative), so that the memo may hold it. A plan
- * found under it is never run (dispatch_loose). */
+/* The key under which a call of a counted collective (coll, with the
+ * user's sendbuf sb and types), blocking or nonblocking, is remembered
+ * when its counts decide nothing (select_counts_matter 0): its typing
+ * alone, rcount -1 (a counted key's is never negative), so that the memo
+ * may hold it. A plan found under it is never run (dispatch_loose). */
 COLLC_HOT call_key loose_key(int coll, const void *sb, MPI_Datatype st, MPI_Datatype rt,
                              MPI_Op op) {
   int ip = sb == MPI_IN_PLACE;
@@ -199,17 +199,19 @@ COLLC_HOT call_key loose_key(int coll, const void *sb, MPI_Datatype st, MPI_Data
                     .stype = ip ? MPI_DATATYPE_NULL : st, .rtype = rt, .op = op};
 }
 
-/* The memo of a blocking call of key k (made with host buffers sb, rb)
- * if it says the call is native and no request of ours needs moving
- * meanwhile, else NULL. (A receive buffer MPI_IN_PLACE is an error whose
- * class collc gives.) */
-COLLC_HOT const call_memo *memo_native(MPI_Comm comm, const call_key *k, const void *sb,
+/* Whether call-cache entry e of state st says to make a call natively
+ * now: blocking (nb 0) while no request of ours needs moving, nonblocking
+ * while e's decision is of the state's version in force. */
+COLLC_HOT int native_usable(const call_entry *e, const collc_state *st, int nb) {
+  return e->kind == CALL_NATIVE && (nb ? e->version == st->version : !request_busy());
+}
+
+/* The memo of a call of key k (nb: nonblocking) made with host buffers
+ * sb, rb, if it says the call is native (native_usable), else NULL. */
+COLLC_HOT const call_memo *memo_native(MPI_Comm comm, const call_key *k, int nb, const void *sb,
                                        const void *rb) {
-  const call_memo *m = memo_find(comm, k, 0);
-  return m && m->e->kind == CALL_NATIVE && !request_busy() && rb != MPI_IN_PLACE &&
-                 !maybe_on_device(sb, rb)
-             ? m
-             : NULL;
+  const call_memo *m = memo_find(comm, k, nb);
+  return m && native_usable(m->e, m->st, nb) && !maybe_on_device(sb, rb) ? m : NULL;
 }
 
 /* What a memo hit of a counted call checks of its count vector c and
@@ -224,17 +226,6 @@ COLLC_HOT int counts_usable(int p, const int *c, const int *d) {
   for (int q = 0; q < p; q++)
     if (c[q] < 0) return 0;
   return 1;
-}
-
-/* The same for a nonblocking call (its decision made under the state's
- * version in force; requests of ours need no moving). */
-COLLC_HOT const call_memo *memo_native_nb(MPI_Comm comm, const call_key *k, const void *sb,
-                                          const void *rb) {
-  const call_memo *m = memo_find(comm, k, 1);
-  return m && m->e->kind == CALL_NATIVE && m->e->version == m->st->version &&
-                 rb != MPI_IN_PLACE && !maybe_on_device(sb, rb)
-             ? m
-             : NULL;
 }
 
 /* The fast path of counted call d of the default selection, blocking or

@@ -230,7 +230,7 @@ static int hot_native(const rargs *a, MPI_Comm comm) {
   int rank;
   if (comm == MPI_COMM_NULL || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return 0;
   call_key k = coll_desc_of(a->coll)->counted ? native_key(a, rank) : uniform_key(a, rank);
-  return memo_native(comm, &k, a->sb, a->rb) != NULL;
+  return memo_native(comm, &k, 0, a->sb, a->rb) != NULL;
 }
 
 /* The root's own block of gatherv or scatterv d copied between its two

@@ -42,10 +42,25 @@ typedef struct {
 
 /* Whether a call a of the default selection on p ranks may be served
  * under its loose key: its count arguments pass counts_usable
- * (allgatherv's sendcount too). */
-static inline int loose_ok(const vargs *a, int p) {
+ * (allgatherv's sendcount too), and its receive buffer is not
+ * MPI_IN_PLACE (an error whose class collc gives). */
+COLLC_HOT int loose_ok(const vargs *a, int p) {
+  if (a->rb == MPI_IN_PLACE) return 0;
   if (a->coll == COLLC_COLL_REDUCE_SCATTER) return counts_usable(p, a->rc, a->rc);
   return a->sc >= 0 && counts_usable(p, a->rc, a->displs);
+}
+
+/* The loose key of call a. */
+COLLC_HOT call_key vloose_key(const vargs *a) {
+  return loose_key(a->coll, a->sb, a->st, a->rt, a->op);
+}
+
+/* Whether the memo says call a on comm (nb: nonblocking) is to be made
+ * natively, its arguments passing loose_ok. */
+COLLC_HOT int hot_native(const vargs *a, MPI_Comm comm, int nb) {
+  call_key k = vloose_key(a);
+  const call_memo *m = memo_native(comm, &k, nb, a->sb, a->rb);
+  return m && loose_ok(a, m->st->p);
 }
 
 /* The receive buffer as the user gave it (vshift undone). */
@@ -214,8 +229,8 @@ static int counted(const vargs *a, const char *forced, MPI_Comm comm, const pers
                      .vcounts = a->rc, .vdispls = a->displs, .vsendcount = a->sc};
   if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
   if (inter || p > VCOLL_MAXP) return dispatch_native(&d, 0);
-  call_key lk = loose_key(a->coll, a->sb, a->st, a->rt, a->op), k;
-  int loose = 0; /* (blocking, counts deciding nothing: remembered without them) */
+  call_key lk = vloose_key(a), k;
+  int loose = 0; /* (counts deciding nothing: remembered without them) */
   if (fast && (!pa || pa->oneshot) && !config_get()->stats && loose_ok(a, p)) {
     if (dispatch_loose(&d, &lk, &rc) == FAST_DONE) return rc; /* (unvalidated: the library's) */
     loose = d.ck != NULL;
@@ -265,11 +280,8 @@ int collc_allgatherv_algo(const char *algorithm, const void *sendbuf, int sendco
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                    MPI_Comm comm) {
-  call_key k = loose_key(COLLC_COLL_ALLGATHERV, sendbuf, sendtype, recvtype, MPI_OP_NULL);
   vargs a = gv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
-  const call_memo *m;
-  if (config_get()->disable ||
-      ((m = memo_native(comm, &k, sendbuf, recvbuf)) && loose_ok(&a, m->st->p)))
+  if (config_get()->disable || hot_native(&a, comm, 0))
     return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                            comm);
   return collc_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
@@ -292,11 +304,8 @@ int collc_reduce_scatter_algo(const char *algorithm, const void *sendbuf, void *
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  call_key k = loose_key(COLLC_COLL_REDUCE_SCATTER, sendbuf, MPI_DATATYPE_NULL, datatype, op);
   vargs a = rs_args(sendbuf, recvbuf, recvcounts, datatype, op);
-  const call_memo *m;
-  if (config_get()->disable ||
-      ((m = memo_native(comm, &k, sendbuf, recvbuf)) && loose_ok(&a, m->st->p)))
+  if (config_get()->disable || hot_native(&a, comm, 0))
     return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
   return collc_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
@@ -306,10 +315,7 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                     MPI_Comm comm, MPI_Request *request) {
   vargs a = gv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
-  call_key k = loose_key(COLLC_COLL_ALLGATHERV, sendbuf, sendtype, recvtype, MPI_OP_NULL);
-  const call_memo *m;
-  if (config_get()->disable ||
-      (request && (m = memo_native_nb(comm, &k, sendbuf, recvbuf)) && loose_ok(&a, m->st->p)))
+  if (config_get()->disable || (request && hot_native(&a, comm, 1)))
     return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                             recvtype, comm, request);
   return counted(&a, NULL, comm, &(persist_args){.request = request, .oneshot = 1}, 1);
@@ -318,10 +324,7 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
   vargs a = rs_args(sendbuf, recvbuf, recvcounts, datatype, op);
-  call_key k = loose_key(COLLC_COLL_REDUCE_SCATTER, sendbuf, MPI_DATATYPE_NULL, datatype, op);
-  const call_memo *m;
-  if (config_get()->disable ||
-      (request && (m = memo_native_nb(comm, &k, sendbuf, recvbuf)) && loose_ok(&a, m->st->p)))
+  if (config_get()->disable || (request && hot_native(&a, comm, 1)))
     return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
   return counted(&a, NULL, comm, &(persist_args){.request = request, .oneshot = 1}, 1);
 }
