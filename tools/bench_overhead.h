@@ -22,17 +22,21 @@
 
 #define OVH_ROUNDS 21
 
+#define OVH_NB 9 /* blocking collectives; the nonblocking ones follow in the same order */
+
 typedef struct {
   double *s, *r;
   int n;
+  int *cnt, *dsp; /* the counted collectives': n per rank, packed */
   MPI_Comm comm;
 } ovh_bufs;
 
 /* One call of entry `which` (0 collc's MPI_, 1 the library's PMPI_) of
- * collective k (0..11: blocking, then nonblocking in the same order). */
+ * collective k (0..2 * OVH_NB - 1: blocking, then nonblocking in the same
+ * order). */
 static int ovh_call(int k, int which, const ovh_bufs *b) {
   MPI_Request q = MPI_REQUEST_NULL;
-  int n = b->n, rc;
+  int n = b->n, rc, *cn = b->cnt, *dp = b->dsp;
   MPI_Comm c = b->comm;
 #define OVH_PAIR(mpi, pmpi, args) rc = which ? pmpi args : mpi args
   switch (k) {
@@ -42,15 +46,21 @@ static int ovh_call(int k, int which, const ovh_bufs *b) {
   case 3: OVH_PAIR(MPI_Reduce, PMPI_Reduce, (b->s, b->r, n, MPI_DOUBLE, MPI_SUM, 0, c)); break;
   case 4: OVH_PAIR(MPI_Bcast, PMPI_Bcast, (b->r, n, MPI_DOUBLE, 0, c)); break;
   case 5: OVH_PAIR(MPI_Alltoall, PMPI_Alltoall, (b->s, n, MPI_DOUBLE, b->r, n, MPI_DOUBLE, c)); break;
-  case 6: OVH_PAIR(MPI_Iallreduce, PMPI_Iallreduce, (b->s, b->r, n, MPI_DOUBLE, MPI_SUM, c, &q)); break;
-  case 7: OVH_PAIR(MPI_Ireduce_scatter_block, PMPI_Ireduce_scatter_block, (b->s, b->r, n, MPI_DOUBLE, MPI_SUM, c, &q)); break;
-  case 8: OVH_PAIR(MPI_Iallgather, PMPI_Iallgather, (b->s, n, MPI_DOUBLE, b->r, n, MPI_DOUBLE, c, &q)); break;
-  case 9: OVH_PAIR(MPI_Ireduce, PMPI_Ireduce, (b->s, b->r, n, MPI_DOUBLE, MPI_SUM, 0, c, &q)); break;
-  case 10: OVH_PAIR(MPI_Ibcast, PMPI_Ibcast, (b->r, n, MPI_DOUBLE, 0, c, &q)); break;
-  default: OVH_PAIR(MPI_Ialltoall, PMPI_Ialltoall, (b->s, n, MPI_DOUBLE, b->r, n, MPI_DOUBLE, c, &q)); break;
+  case 6: OVH_PAIR(MPI_Allgatherv, PMPI_Allgatherv, (b->s, n, MPI_DOUBLE, b->r, cn, dp, MPI_DOUBLE, c)); break;
+  case 7: OVH_PAIR(MPI_Reduce_scatter, PMPI_Reduce_scatter, (b->s, b->r, cn, MPI_DOUBLE, MPI_SUM, c)); break;
+  case 8: OVH_PAIR(MPI_Alltoallv, PMPI_Alltoallv, (b->s, cn, dp, MPI_DOUBLE, b->r, cn, dp, MPI_DOUBLE, c)); break;
+  case 9: OVH_PAIR(MPI_Iallreduce, PMPI_Iallreduce, (b->s, b->r, n, MPI_DOUBLE, MPI_SUM, c, &q)); break;
+  case 10: OVH_PAIR(MPI_Ireduce_scatter_block, PMPI_Ireduce_scatter_block, (b->s, b->r, n, MPI_DOUBLE, MPI_SUM, c, &q)); break;
+  case 11: OVH_PAIR(MPI_Iallgather, PMPI_Iallgather, (b->s, n, MPI_DOUBLE, b->r, n, MPI_DOUBLE, c, &q)); break;
+  case 12: OVH_PAIR(MPI_Ireduce, PMPI_Ireduce, (b->s, b->r, n, MPI_DOUBLE, MPI_SUM, 0, c, &q)); break;
+  case 13: OVH_PAIR(MPI_Ibcast, PMPI_Ibcast, (b->r, n, MPI_DOUBLE, 0, c, &q)); break;
+  case 14: OVH_PAIR(MPI_Ialltoall, PMPI_Ialltoall, (b->s, n, MPI_DOUBLE, b->r, n, MPI_DOUBLE, c, &q)); break;
+  case 15: OVH_PAIR(MPI_Iallgatherv, PMPI_Iallgatherv, (b->s, n, MPI_DOUBLE, b->r, cn, dp, MPI_DOUBLE, c, &q)); break;
+  case 16: OVH_PAIR(MPI_Ireduce_scatter, PMPI_Ireduce_scatter, (b->s, b->r, cn, MPI_DOUBLE, MPI_SUM, c, &q)); break;
+  default: OVH_PAIR(MPI_Ialltoallv, PMPI_Ialltoallv, (b->s, cn, dp, MPI_DOUBLE, b->r, cn, dp, MPI_DOUBLE, c, &q)); break;
   }
 #undef OVH_PAIR
-  if (rc || k < 6) return rc;
+  if (rc || k < OVH_NB) return rc;
   return which ? PMPI_Wait(&q, MPI_STATUS_IGNORE) : MPI_Wait(&q, MPI_STATUS_IGNORE);
 }
 
@@ -60,9 +70,9 @@ static int ovh_cmp(const void *a, const void *b) {
 }
 
 /* Seconds per call of `calls` calls of (k, which); which 2 is collc's
- * blocking form of nonblocking collective k (k - 6, which 0). */
+ * blocking form of nonblocking collective k (k - OVH_NB, which 0). */
 static double ovh_time(int k, int which, const ovh_bufs *b, long calls, int *err) {
-  if (which == 2) k -= 6, which = 0;
+  if (which == 2) k -= OVH_NB, which = 0;
   double t0 = MPI_Wtime();
   for (long i = 0; i < calls; i++) *err |= ovh_call(k, which, b);
   return (MPI_Wtime() - t0) / (double)calls;
@@ -70,23 +80,27 @@ static double ovh_time(int k, int which, const ovh_bufs *b, long calls, int *err
 
 /* The --overhead mode (file comment). Exit status 0, or 3 if a call failed. */
 static int overhead(MPI_Comm comm, int argc, char **argv) {
-  static const char *names[12] = {"allreduce", "reduce_scatter_block", "allgather", "reduce",
-                                  "bcast", "alltoall", "iallreduce", "ireduce_scatter_block",
-                                  "iallgather", "ireduce", "ibcast", "ialltoall"};
+  static const char *names[2 * OVH_NB] = {
+      "allreduce",  "reduce_scatter_block",  "allgather",  "reduce",  "bcast",  "alltoall",
+      "allgatherv", "reduce_scatter",        "alltoallv",  "iallreduce", "ireduce_scatter_block",
+      "iallgather", "ireduce",               "ibcast",     "ialltoall", "iallgatherv",
+      "ireduce_scatter", "ialltoallv"};
   int p, rank, err = 0;
   PMPI_Comm_size(comm, &p);
   PMPI_Comm_rank(comm, &rank);
   long n = argc > 2 ? atol(argv[2]) : 1, calls = argc > 3 ? atol(argv[3]) : 20000;
   if (n < 0 || n > 1 << 20 || calls < 1) n = 1, calls = 20000;
-  ovh_bufs b = {calloc((size_t)(n * p + 1), 8), calloc((size_t)(n * p + 1), 8), (int)n, comm};
-  if (!b.s || !b.r) return 2;
+  ovh_bufs b = {calloc((size_t)(n * p + 1), 8), calloc((size_t)(n * p + 1), 8), (int)n,
+                calloc((size_t)p, sizeof(int)), calloc((size_t)p, sizeof(int)), comm};
+  if (!b.s || !b.r || !b.cnt || !b.dsp) return 2;
+  for (int q = 0; q < p; q++) b.cnt[q] = (int)n, b.dsp[q] = q * (int)n;
   if (rank == 0)
     printf("# collc-bench --overhead: p=%d, %ld MPI_DOUBLE, %ld calls x %d rounds, median "
            "us per call\n# %-22s %10s %10s %10s %10s %10s\n", p, n, calls, OVH_ROUNDS,
            "collective", "PMPI", "MPI(collc)", "extra", "blocking", "nb-blk");
-  for (int k = 0; k < 12; k++) {
+  for (int k = 0; k < 2 * OVH_NB; k++) {
     double t[3][OVH_ROUNDS], med[3] = {0, 0, 0};
-    int sides = k < 6 ? 2 : 3; /* nonblocking: against collc's blocking form too */
+    int sides = k < OVH_NB ? 2 : 3; /* nonblocking: against collc's blocking form too */
     for (int w = 0; w < sides; w++) ovh_time(k, w, &b, calls / 10 + 1, &err);
     for (int i = 0; i < OVH_ROUNDS; i++) /* alternated, the first side rotating */
       for (int j = 0; j < sides; j++) {
@@ -104,7 +118,7 @@ static int overhead(MPI_Comm comm, int argc, char **argv) {
       printf("  %-22s %10.4f %10.4f %10.4f %10.4f %10.4f\n", names[k], med[1], med[0],
              med[0] - med[1], med[2], med[0] - med[2]);
   }
-  free(b.s), free(b.r);
+  free(b.s), free(b.r), free(b.cnt), free(b.dsp);
   return err ? 3 : 0;
 }
 
