@@ -106,6 +106,7 @@ typedef struct {
 
 typedef struct {
   int p;         /* the communicator's size (its local group's) */
+  int rank;      /* this process's rank in it */
   MPI_Comm priv; /* private duplicate for our messages; MPI_COMM_NULL until used */
   family fam[STATE_MAX_FAMILIES];
   int nfam;
@@ -256,6 +257,16 @@ COLLC_HOT int call_key_equal(const call_key *a, const call_key *b) {
   return a->coll == b->coll && a->rcount == b->rcount && a->rtype == b->rtype &&
          a->scount == b->scount && a->stype == b->stype && a->op == b->op &&
          a->root == b->root && a->in_place == b->in_place && a->chash == b->chash;
+}
+
+/* A valid blocking memo of collective coll on comm, any key, else NULL:
+ * its state tells a call the rank before the call builds its key. */
+COLLC_HOT const call_memo *memo_any(MPI_Comm comm, int coll) {
+  const call_memo *m = call_memos[2 * coll];
+  unsigned g = atomic_load_explicit(&calls_gen, memory_order_acquire);
+  for (int w = 0; w < MEMO_WAYS; w++, m++)
+    if (m->gen == g && m->comm == comm) return m;
+  return NULL;
 }
 
 /* The memo of (comm, k, nb) while valid, else NULL. (Its collective is

@@ -225,10 +225,13 @@ COLLC_HOT call_key native_key(const rargs *a, int rank) {
                     .rtype = elem, .op = MPI_OP_NULL};
 }
 
-/* The memo's fast path of blocking call a: 1 when it is to be made natively. */
+/* The memo's fast path of blocking call a: 1 when it is to be made
+ * natively. The key depends on the rank, which a memo's state of the
+ * communicator holds (no PMPI_Comm_rank per call). */
 static int hot_native(const rargs *a, MPI_Comm comm) {
-  int rank;
-  if (comm == MPI_COMM_NULL || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return 0;
+  const call_memo *any = memo_any(comm, a->coll);
+  if (!any) return 0;
+  int rank = any->st->rank;
   call_key k = coll_desc_of(a->coll)->counted ? native_key(a, rank) : uniform_key(a, rank);
   return memo_native(comm, &k, 0, a->sb, a->rb) != NULL;
 }

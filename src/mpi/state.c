@@ -101,6 +101,7 @@ collc_state *state_get(MPI_Comm comm, int create) {
   st->priv = st->node = st->priv_new = MPI_COMM_NULL;
   st->priv_req = MPI_REQUEST_NULL;
   PMPI_Comm_size(comm, &st->p);
+  PMPI_Comm_rank(comm, &st->rank);
   if (PMPI_Comm_set_attr(comm, comm_keyval, st) != MPI_SUCCESS) {
     free(st);
     return NULL;
