@@ -160,19 +160,26 @@ done
 run_case "openmpi/vcoll self-test must fail np=4" 120 bash -c '! "$@"' _ \
   env COLLC_TEST_BREAK=9 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_vcoll"
 # Gather, scatter, gatherv and scatterv (tests/mpi/rooted.c: every root, every algorithm
-# forced, against PMPI_ on the same input), the stats line proving tree ran; the MPI_ and
-# MPI_I* entry points forced through COLLC_<COLL> (the stats line of the nonblocking tree);
-# a corrupted result that must fail.
+# forced, against PMPI_ on the same input), the stats lines proving the trees ran; the MPI_
+# and MPI_I* entry points forced through COLLC_<COLL> (the stats line of the nonblocking
+# tree; gatherv's and scatterv's tree by the agreement round where blocking or persistent,
+# their nonblocking calls by the default rule with a warning); a corrupted result that must
+# fail.
 for np in 1 2 3 4 5 6 7 8; do
-  run_case "openmpi/rooted gather scatter np=$np" 120 expect_stats "^collc-stats: gather tree calls=" \
+  run_case "openmpi/rooted gather scatter np=$np" 120 expect_all "^collc-stats: gather tree calls=" \
+    "^collc-stats: gatherv tree calls=" "^collc-stats: scatterv tree calls=" -- \
     env COLLC_STATS=1 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_rooted"
 done
-for np in 3 5; do
-  run_case "openmpi/rooted gather scatter COLLC_<COLL> np=$np" 120 \
-    expect_stats "^collc-stats: iscatter tree calls=[0-9]+ bytes=[0-9]+ from=env" \
-    env COLLC_STATS=1 COLLC_GATHER=tree:3 COLLC_SCATTER=tree COLLC_GATHERV=linear \
-    COLLC_SCATTERV=linear "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_rooted"
-done
+run_case "openmpi/rooted gather scatter COLLC_<COLL> np=3" 120 \
+  expect_stats "^collc-stats: iscatter tree calls=[0-9]+ bytes=[0-9]+ from=env" \
+  env COLLC_STATS=1 COLLC_GATHER=tree:3 COLLC_SCATTER=tree COLLC_GATHERV=linear \
+  COLLC_SCATTERV=linear "${OMPIRUN[@]}" 3 "$OMPI/tests/mpi_rooted"
+run_case "openmpi/rooted gather scatter COLLC_<COLL>, v-forms tree np=5" 120 expect_all \
+  "^collc-stats: gatherv tree calls=[0-9]+ bytes=[0-9]+ from=env" \
+  "^collc-stats: scatterv tree calls=[0-9]+ bytes=[0-9]+ from=env" \
+  "tree: gatherv needs every rank to know the root's counts" -- \
+  env COLLC_STATS=1 COLLC_GATHER=tree:3 COLLC_SCATTER=tree COLLC_GATHERV=tree \
+  COLLC_SCATTERV=tree:3 "${OMPIRUN[@]}" 5 "$OMPI/tests/mpi_rooted"
 run_case "openmpi/rooted gather scatter COLLC_NODE_SIZE=2 np=4" 120 env COLLC_NODE_SIZE=2 \
   COLLC_GATHER=tree COLLC_SCATTER=linear "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_rooted"
 run_case "openmpi/rooted gather scatter self-test must fail np=3" 120 bash -c '! "$@"' _ \

@@ -114,6 +114,7 @@ static inline void tool_setup(const char *coll, const char *algo, long p, long r
   s->unit_bytes = d->per_block ? eb * count : eb;
   if (d->counted) tool_counts(s, o->counts, count);
   if (d->counts_local) tool_a2av_counts(s);
+  s->agreed = d->root_counts; /* (a tool knows every count) */
   if (o->nodes && !(s->layout = layout_parse(s->p, o->nodes))) {
     fprintf(stderr, "bad node layout '%s' for p = %ld\n", o->nodes, p);
     exit(2);

@@ -51,6 +51,8 @@ typedef struct {
   const char *summary;
   int needs; /* ALGO_ANY, or where ranks must be: ALGO_SHARED_NODES (it uses the node
                 segment: some ranks share a node), ALGO_ONE_NODE (all ranks on one) */
+  int agrees; /* it needs the counts MPI gives the root only on every rank (gatherv,
+                 scatterv: spec.agreed; the dispatch layer broadcasts them first) */
 } collc_algo;
 
 enum { ALGO_ANY = 0, ALGO_SHARED_NODES, ALGO_ONE_NODE };
@@ -64,6 +66,8 @@ int algo_find(int coll, const char *name, size_t len);
 /* The `needs` of the row that choice text "name[:params]" names for coll
  * (ALGO_ANY if none does). */
 int algo_text_needs(int coll, const char *text);
+/* The `agrees` of the row that choice text names for coll (0 if none does). */
+int algo_text_agrees(int coll, const char *text);
 /* Parse "name[:params]" for coll into c; 0 or COLLC_EINVAL with why (also
  * when coll is not a collective). */
 int choice_parse(int coll, const char *text, collc_choice *c, char *why, size_t wlen);
@@ -136,7 +140,8 @@ extern const collc_algo algo_native, algo_alltoall_pairwise, algo_alltoall_linea
     algo_rsb_hier, algo_allgather_hier, algo_reduce_hier, algo_bcast_hier, algo_alltoall_hier,
     algo_allgatherv_hier, algo_rs_hier, algo_barrier_dissem, algo_barrier_flags, algo_barrier_hier,
     algo_shm, algo_gather_linear, algo_scatter_linear, algo_gatherv_linear, algo_scatterv_linear,
-    algo_gather_tree, algo_scatter_tree, algo_alltoallv_pairwise,
+    algo_gather_tree, algo_scatter_tree, algo_gatherv_tree, algo_scatterv_tree,
+    algo_alltoallv_pairwise,
     algo_alltoallv_linear;
 
 #endif

@@ -117,4 +117,4 @@ static int bruck_gen(const collc_spec *s, const collc_choice *c, collc_prog *P) 
 
 const collc_algo algo_alltoall_bruck = {
     "bruck", COLLC_COLL_ALLTOALL, bruck_parse, bruck_resolve, bruck_gen, bruck_format,
-    "bruck[:<k>]", "Bruck message combining, radix k (default 2), zero-copy", ALGO_ANY};
+    "bruck[:<k>]", "Bruck message combining, radix k (default 2), zero-copy", ALGO_ANY, 0};

@@ -39,8 +39,8 @@ static int linear_gen(const collc_spec *s, const collc_choice *c, collc_prog *P)
 
 const collc_algo algo_alltoall_pairwise = {
     "pairwise", COLLC_COLL_ALLTOALL, algo_parse_none, algo_resolve_any, pairwise_gen,
-    algo_format_none, "pairwise", "direct exchange in p-1 pairwise steps", ALGO_ANY};
+    algo_format_none, "pairwise", "direct exchange in p-1 pairwise steps", ALGO_ANY, 0};
 
 const collc_algo algo_alltoall_linear = {
     "linear", COLLC_COLL_ALLTOALL, algo_parse_none, algo_resolve_any, linear_gen,
-    algo_format_none, "linear", "direct exchange, all messages posted at once", ALGO_ANY};
+    algo_format_none, "linear", "direct exchange, all messages posted at once", ALGO_ANY, 0};

@@ -180,4 +180,4 @@ const collc_algo algo_alltoall_torus = {
     "torus", COLLC_COLL_ALLTOALL, torus_parse, torus_resolve, torus_gen, torus_format,
     "torus:<AxBx..|d=N>[:<native|linear|pairwise>[,...]]",
     "d-factor torus all-to-all (Traff 2026): d rounds on dimension groups, zero-copy",
-    ALGO_ANY};
+    ALGO_ANY, 0};

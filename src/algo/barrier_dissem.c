@@ -66,4 +66,4 @@ const collc_algo algo_barrier_dissem = {
     "dissem", COLLC_COLL_BARRIER, dissem_parse, dissem_resolve, dissem_gen, dissem_format,
     "dissem[:k1,k2,...]",
     "dissemination with a radix per step, zero-byte messages (the last radix repeats)",
-    ALGO_ANY};
+    ALGO_ANY, 0};

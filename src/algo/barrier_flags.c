@@ -49,4 +49,4 @@ const collc_algo algo_barrier_flags = {
     "flags[:k1,k2,...]",
     "dissemination over the node's shared flag counters, no data (every rank on one node; "
     "default one step of radix p)",
-    ALGO_ONE_NODE};
+    ALGO_ONE_NODE, 0};

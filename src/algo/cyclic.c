@@ -234,7 +234,7 @@ static void cyclic_format(const collc_choice *c, char *buf, size_t len) {
   const collc_algo var = {"cyclic", coll, cyclic_parse, cyclic_resolve, cyclic_gen,           \
                           cyclic_format, syntax,                                             \
                           "cyclic shift (Bruck-Ho), factor products >= p; commutative only", \
-                          ALGO_ANY}
+                          ALGO_ANY, 0}
 CYCLIC_ROW(algo_allreduce_cyclic, COLLC_COLL_ALLREDUCE, "cyclic[:-a,-b,...,b,a]");
 CYCLIC_ROW(algo_rsb_cyclic, COLLC_COLL_REDUCE_SCATTER_BLOCK, "cyclic[:-a,-b,...]");
 CYCLIC_ROW(algo_allgather_cyclic, COLLC_COLL_ALLGATHER, "cyclic[:a,b,...]");

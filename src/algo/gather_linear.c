@@ -70,7 +70,7 @@ static int gen_scatter(const collc_spec *s, const collc_choice *c, collc_prog *P
 
 #define LINEAR_ROW(var, coll, gen, what)                                                     \
   const collc_algo var = {"linear", coll, algo_parse_none, algo_resolve_any, gen,             \
-                          algo_format_none, "linear", what, ALGO_ANY}
+                          algo_format_none, "linear", what, ALGO_ANY, 0}
 LINEAR_ROW(algo_gather_linear, COLLC_COLL_GATHER, gen_gather, "the root receives from every rank");
 LINEAR_ROW(algo_scatter_linear, COLLC_COLL_SCATTER, gen_scatter, "the root sends to every rank");
 LINEAR_ROW(algo_gatherv_linear, COLLC_COLL_GATHERV, gen_gather,

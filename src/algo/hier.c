@@ -127,7 +127,7 @@ static const char *net_text(int coll, const char *text, char *why, size_t wlen) 
 static collc_spec sub_spec(const collc_spec *s, const collc_layout *L, int coll, int64_t count,
                            int root, int in_place) {
   collc_spec t = {coll, L->nnodes, L->node_of[s->rank], count, s->unit_bytes, in_place, root,
-                  s->commutative, NULL, NULL, NULL, 0};
+                  s->commutative, NULL, NULL, NULL, 0, 0};
   return t;
 }
 
@@ -487,7 +487,7 @@ static void hier_format(const collc_choice *c, char *buf, size_t len) {
 #define HIER_SUMMARY "shared memory in a node, messages between nodes (Jocksch 2026)"
 #define HIER_ROW(var, coll, gen, syntax) \
   const collc_algo var = {"hier", coll, hier_parse, hier_resolve, gen, hier_format, syntax, \
-                          HIER_SUMMARY, ALGO_SHARED_NODES}
+                          HIER_SUMMARY, ALGO_SHARED_NODES, 0}
 HIER_ROW(algo_allreduce_hier, COLLC_COLL_ALLREDUCE, gen_allreduce,
          "hier[:node=rs|tree|sockets|copyin[:g=N]|-a,-b,b,a][:net=<allreduce algorithm>]");
 HIER_ROW(algo_reduce_hier, COLLC_COLL_REDUCE, gen_reduce,

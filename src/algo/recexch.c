@@ -265,7 +265,7 @@ static void recexch_format(const collc_choice *c, char *buf, size_t len) {
   const collc_algo var = {"recexch", coll, recexch_parse, recexch_resolve, recexch_gen,       \
                           recexch_format, syntax,                                            \
                           "recursive exchange with a per-step factor list (Jocksch 2026)",   \
-                          ALGO_ANY}
+                          ALGO_ANY, 0}
 RECEXCH_ROW(algo_allreduce_recexch, COLLC_COLL_ALLREDUCE, "recexch[:-a,-b,*c,b,a|flat]");
 RECEXCH_ROW(algo_rsb_recexch, COLLC_COLL_REDUCE_SCATTER_BLOCK, "recexch[:-a,-b,...|flat]");
 RECEXCH_ROW(algo_allgather_recexch, COLLC_COLL_ALLGATHER, "recexch[:a,b,...|flat]");

@@ -46,6 +46,8 @@ const collc_algo *const algo_registry[] = {
     &algo_scatterv_linear,
     &algo_gather_tree,
     &algo_scatter_tree,
+    &algo_gatherv_tree,
+    &algo_scatterv_tree,
 };
 const int algo_count = (int)(sizeof algo_registry / sizeof algo_registry[0]);
 
@@ -71,10 +73,21 @@ int algo_find(int coll, const char *name, size_t len) {
   return -1;
 }
 
-int algo_text_needs(int coll, const char *text) {
+/* The row that choice text "name[:params]" names for coll, or NULL. */
+static const collc_algo *algo_of_text(int coll, const char *text) {
   const char *colon = strchr(text, ':');
   int i = algo_find(coll, text, colon ? (size_t)(colon - text) : strlen(text));
-  return i < 0 ? ALGO_ANY : algo_registry[i]->needs;
+  return i < 0 ? NULL : algo_registry[i];
+}
+
+int algo_text_needs(int coll, const char *text) {
+  const collc_algo *A = algo_of_text(coll, text);
+  return A ? A->needs : ALGO_ANY;
+}
+
+int algo_text_agrees(int coll, const char *text) {
+  const collc_algo *A = algo_of_text(coll, text);
+  return A ? A->agrees : 0;
 }
 
 int parse_int_list(const char *s, size_t len, char sep, int *out, int max) {
@@ -217,4 +230,4 @@ void algo_format_none(const collc_choice *c, char *buf, size_t len) {
 
 const collc_algo algo_native = {
     "native", -1, algo_parse_none, algo_resolve_any, NULL, algo_format_none, "native",
-    "the MPI library's own collective (PMPI)", ALGO_ANY};
+    "the MPI library's own collective (PMPI)", ALGO_ANY, 0};

@@ -477,4 +477,4 @@ const collc_algo algo_shm = {
     "shm", -1, shm_parse, shm_resolve, shm_gen, shm_format, "shm[:direct=<bytes>][:<algorithm>]",
     "any message-passing algorithm with its messages through the node's shared segment "
     "(every rank on one node), direct= ones read in place; default recexch, tree or pairwise",
-    ALGO_ONE_NODE};
+    ALGO_ONE_NODE, 0};

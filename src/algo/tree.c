@@ -173,7 +173,7 @@ void tree_format(const collc_choice *c, char *buf, size_t len) {
 
 #define TREE_ROW(var, coll, gen)                                                             \
   const collc_algo var = {"tree", coll, tree_parse, tree_resolve, gen, tree_format,          \
-                          "tree[:k1,k2,...]", "k-nomial tree with per-level fan-in", ALGO_ANY}
+                          "tree[:k1,k2,...]", "k-nomial tree with per-level fan-in", ALGO_ANY, 0}
 TREE_ROW(algo_allreduce_tree, COLLC_COLL_ALLREDUCE, tree_gen_allreduce);
 TREE_ROW(algo_reduce_tree, COLLC_COLL_REDUCE, tree_gen_reduce);
 TREE_ROW(algo_bcast_tree, COLLC_COLL_BCAST, tree_gen_bcast);

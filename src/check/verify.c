@@ -853,6 +853,19 @@ static void free_state(vstate *V, int own_programs) {
 
 /* Allocate the state for programs progs[0..p-1] (given, or compiled from c
  * when progs is NULL); 0 or -1. */
+/* Gatherv and scatterv off the root, for a choice that does not agree on
+ * the counts: the rank's spec as MPI gives it (its own count, zeros, no
+ * displs; *own the counts, malloc'd), so that a program reading other
+ * ranks' counts is caught. 0, or -1 out of memory. */
+static int mpi_view(collc_spec *sr, const collc_choice *c, int64_t **own) {
+  if (!coll_desc_of(sr->coll)->root_counts || sr->rank == sr->root || algo_registry[c->algo]->agrees)
+    return 0;
+  if (!(*own = calloc((size_t)sr->p, sizeof **own))) return -1;
+  (*own)[sr->rank] = sr->counts[sr->rank];
+  sr->counts = *own, sr->displs = NULL, sr->count = (*own)[sr->rank], sr->agreed = 0;
+  return 0;
+}
+
 static int setup(vstate *V, const collc_spec *s, const collc_choice *c,
                  collc_prog *const progs[]) {
   int p = V->p = s->p;
@@ -875,7 +888,10 @@ static int setup(vstate *V, const collc_spec *s, const collc_choice *c,
   for (int r = 0; r < p; r++) {
     collc_spec sr = spec_rank(s, r);
     char why[200];
+    int64_t *own = NULL;
+    if (!progs && mpi_view(&sr, c, &own)) return -1;
     V->R[r].P = progs ? progs[r] : choice_compile(&sr, c, why, sizeof why);
+    free(own);
     if (!V->R[r].P) {
       verr(V, "rank %d: %s", r, progs ? "no program" : why);
       return -1;
@@ -934,7 +950,8 @@ static const char *describe(const vstate *V, vtok t, char *buf, size_t len) {
  * combination only matters for non-commutative operations. */
 static void check_rank(vstate *V, int r) {
   collc_spec sr = spec_rank(V->S, r); /* (a program's own spec holds its rank's vectors only) */
-  const collc_spec *s = coll_desc_of(sr.coll)->counts_local ? &sr : &V->R[r].P->spec;
+  const coll_desc *d = coll_desc_of(sr.coll); /* (off the root, MPI gives gatherv fewer counts) */
+  const collc_spec *s = d->counts_local || d->root_counts ? &sr : &V->R[r].P->spec;
   int ordered = !(coll_reduces(s->coll) && s->commutative), ep = V->R[r].epoch;
   int64_t n = V->R[r].n[BUF_RECV];
   vtok *fold = folds(V, s, ep);

@@ -72,7 +72,7 @@ const char *buf_name(int buf);
  * allreduce, reduce, bcast: elements; reduce_scatter_block: elements each
  * rank receives (recvcount); allgatherv, reduce_scatter, gatherv, scatterv
  * (coll_desc.counted): the sum of counts[] (gatherv, scatterv off the root:
- * its own count, coll_desc.root_counts).
+ * its own count, coll_desc.root_counts, unless spec.agreed).
  * counts: the counted collectives' elements of each rank's block (p of
  * them; NULL otherwise), packed one after another in rank order (the
  * program's unit space) unless displs says where they lie.
@@ -102,6 +102,8 @@ typedef struct {
   const int64_t *counts;      /* counted collectives: p block sizes, else NULL */
   const int64_t *displs;      /* allgatherv, gatherv, scatterv: p block offsets; NULL: packed */
   int vall;                   /* alltoallv: counts, displs hold every rank's vectors */
+  int agreed;                 /* gatherv, scatterv: counts hold the root's on every rank
+                                 (the dispatch layer's agreement round, or a tool's spec) */
 } collc_spec;
 
 /* Counted collectives: offset of rank r's block (displs, else packed), and its units. */
@@ -224,7 +226,8 @@ typedef struct {
   int root_counts;      /* counted, but MPI gives the counts to the root only (gatherv,
                            scatterv): elsewhere spec.counts holds the rank's own count and
                            zeros, so no decision may depend on them and a generator's
-                           program for rank r != root may read only counts[r] */
+                           program for rank r != root may read only counts[r] (unless
+                           spec.agreed: its algorithm's agreement round gave them all) */
   int counts_local;     /* each rank passes only its own counts (alltoallv): they bind
                            and never decide (spec.vall) */
   int family;           /* the collective whose generators serve this one (itself, or

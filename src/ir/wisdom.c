@@ -206,7 +206,7 @@ static int spec_of(const header *H, const wisdom_key *key, collc_spec *s) {
       k[7] < 0 || k[7] > 1 || coll_desc_of((int)k[0])->counted) /* (no counts in the format) */
     return -1;
   *s = (collc_spec){(int)k[0], (int)k[1], (int)k[2], k[3],      k[4],
-                    (int)k[5], (int)k[6], (int)k[7], key ? key->spec.layout : NULL, NULL, NULL, 0};
+                    (int)k[5], (int)k[6], (int)k[7], key ? key->spec.layout : NULL, NULL, NULL, 0, 0};
   return 0;
 }
 

@@ -13,7 +13,8 @@
 static int decision_equal(const decision_key *a, const decision_key *b, const char *text) {
   return a->coll == b->coll && a->in_place == b->in_place && a->root == b->root &&
          a->commutative == b->commutative && a->bytes == b->bytes && a->ext == b->ext &&
-         a->text == b->text && a->chash == b->chash && !strcmp(a->algo, text);
+         a->text == b->text && a->chash == b->chash && a->agreed == b->agreed &&
+         !strcmp(a->algo, text);
 }
 
 static int binding_equal(const binding_key *a, const binding_key *b) {

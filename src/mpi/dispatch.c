@@ -53,6 +53,43 @@ static int agree(MPI_Comm comm, int ok) {
   return request_wait_native(&q) == MPI_SUCCESS ? all : 0;
 }
 
+/* The agreement round of gatherv or scatterv call d under text, when it
+ * names an algorithm that needs every rank to know the root's counts
+ * (collc_algo.agrees; the text is the same on every rank, so all make it
+ * or none): one allreduce (MAX) of p + 2 values over d's communicator,
+ * into d->vown: the root's p counts (the others give zeros), then the
+ * largest and the negated smallest element size. With one element size
+ * on every rank (the tree's units), d's spec then holds the root's counts
+ * and total, spec.agreed; else it stays as it was (the algorithm does not
+ * fit, on every rank alike). Such a call is not remembered in the call
+ * cache (d->ck cleared): a rank's key there is its own arguments, while
+ * whether the next call may skip the round depends on every rank's (the
+ * root's counts, the element sizes), so each call makes it.
+ * MPI_SUCCESS or the reduction's error. */
+static int agree_counts(dispatch_call *d, const char *text) {
+  int p = d->spec.p, me = d->spec.rank, rc;
+  int64_t *c = d->vown, own = c ? c[me] : 0, total = 0;
+  if (!c || !coll_desc_of(d->spec.coll)->root_counts || !algo_text_agrees(d->spec.coll, text))
+    return MPI_SUCCESS;
+  d->ck = NULL;
+  if (me != d->spec.root) memset(c, 0, (size_t)p * sizeof *c);
+  c[p] = d->spec.unit_bytes, c[p + 1] = -d->spec.unit_bytes;
+#ifdef SMPI_SHARED_MALLOC /* (SMPI: see agree) */
+  rc = PMPI_Allreduce(MPI_IN_PLACE, c, p + 2, MPI_INT64_T, MPI_MAX, d->comm);
+#else
+  MPI_Request q;
+  rc = PMPI_Iallreduce(MPI_IN_PLACE, c, p + 2, MPI_INT64_T, MPI_MAX, d->comm, &q);
+  if (rc == MPI_SUCCESS) rc = request_wait_native(&q);
+#endif
+  if (rc == MPI_SUCCESS && c[p] != -c[p + 1]) { /* (element sizes differ: as before) */
+    if (me != d->spec.root) memset(c, 0, (size_t)p * sizeof *c), c[me] = own;
+    return MPI_SUCCESS;
+  }
+  for (int q = 0; q < p; q++) total += c[q];
+  d->spec.count = total, d->spec.agreed = 1;
+  return rc;
+}
+
 /* The selection text for call d, its source into d->src: forced, else
  * the info hint, else COLLC_<COLL>, else the default rule: its rows, else
  * (large communicators) the simulator's pick, which is collective (st: d's
@@ -118,6 +155,7 @@ void dispatch_decision_key(const dispatch_call *d, decision_key *k) {
   }
   k->algo[0] = 0;
   k->chash = coll_counts_shared(s) ? spec_counts_hash(s) : 0; /* (else only this rank's) */
+  k->agreed = s->agreed;
 }
 
 /* This rank's binding of call d. */
@@ -456,6 +494,7 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
       state_layout(st, d->comm) == MPI_SUCCESS) /* (collective, once per communicator) */
     call.spec.layout = st->layout;
   const char *text = selection(d, forced, st);
+  if ((rc = agree_counts(d, text))) return collc_raise(d->comm, rc);
   if (dispatch_empty(&d->spec)) { /* nothing moves, on every rank */
     if ((rc = dispatch_choose(d, text, forced != NULL, &c))) return collc_raise(d->comm, rc);
     if (d->request) { /* counted at each start; needs no datatypes */

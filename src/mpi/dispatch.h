@@ -41,6 +41,10 @@ typedef struct dispatch_call {
    * gatherv root's, an allgatherv rank's or an alltoallv rank's own block
    * copied into place: rooted.c, vcoll.c, alltoallv.c), or NULL. MPI code. */
   int (*prestart)(const struct dispatch_call *d);
+  /* Gatherv and scatterv (rooted.c): spec.counts' own storage, p + 2
+   * values, where the agreement round writes the root's counts (for an
+   * algorithm that needs them everywhere, collc_algo.agrees), or NULL. */
+  int64_t *vown;
 } dispatch_call;
 
 /* A persistent init's own arguments, or (oneshot) a nonblocking call's

@@ -24,6 +24,8 @@ typedef struct {
   long long ext, text; /* reductions: extent and true extent of the type; others 0 */
   char algo[256];  /* the selection text (unresolved, e.g. "torus:d=2") */
   uint64_t chash;  /* counted collectives: spec_counts_hash (counts known to all ranks) */
+  int agreed;      /* gatherv, scatterv: spec.agreed (the agreement round's outcome, the
+                      same on every rank: an algorithm decided with it needs it) */
 } decision_key;
 
 /* What a plan depends on beyond its decision: this rank's typing of the

@@ -323,7 +323,7 @@ static int fast(const rargs *a, dispatch_call *d, call_key *k, MPI_Request *req,
  * selection, through the call caches), or with pa make its persistent
  * request (pa->oneshot: a nonblocking call's). */
 static int rooted(const rargs *a, const char *forced, MPI_Comm comm, const persist_args *pa) {
-  int64_t c[ROOTED_MAXP], dsp[ROOTED_MAXP];
+  int64_t c[ROOTED_MAXP + 2], dsp[ROOTED_MAXP]; /* (c: + 2 for the agreement round) */
   char hint[256];
   int inter, p = 1, rank = 0, rc, err = args_comm(comm, &inter);
   if (err) return collc_raise(MPI_COMM_NULL, err);
@@ -336,6 +336,7 @@ static int rooted(const rargs *a, const char *forced, MPI_Comm comm, const persi
                      .vcounts = a->counts, .vdispls = a->displs,
                      .user = {a->sb, a->rb, a->sc, a->rc, a->st, a->rt}};
   int v = coll_desc_of(a->coll)->counted;
+  d.vown = v ? c : NULL;
   if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
   if (inter || (v && p > ROOTED_MAXP)) return dispatch_native(&d, 0);
   if (on_device(a->sb, a->rb)) return dispatch_device_native(&d, 0); /* (README: GPU buffers) */

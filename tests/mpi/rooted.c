@@ -6,7 +6,8 @@
  * Algorithms (collc_*_algo): linear, tree, tree:2,3, shm (gather
  * and scatter, shm at the first and last root and 700 elements only: it is
  * slow oversubscribed; not on virtual nodes, COLLC_NODE_SIZE, where it does
- * not fit; the counted forms: linear), native, and the MPI_ entry point
+ * not fit; the counted forms: linear, tree, tree:3, their tree after the
+ * agreement round on the root's counts), native, and the MPI_ entry point
  * (the selection: COLLC_<COLL> or the rule; the call cache's hits among
  * them). Gather and scatter: every root; 0, 5 and 700 elements per
  * block, in place at the root and not; at 5, types MPI_INT, a resized
@@ -17,8 +18,11 @@
  * with zeros at the first and last rank (the same on every rank, from a
  * shared seed);
  * layouts packed, reversed rank order with gaps, negative displacements,
- * in place at the root; types MPI_INT, contiguous(2, int), and the root's
- * own block typed contiguous(c, int) against c ints. Nonblocking: MPI_I*
+ * in place at the root; types MPI_INT, contiguous(2, int), the root's
+ * own block typed contiguous(c, int) against c ints, and the root's blocks
+ * contiguous(2, int) against 2c ints elsewhere (not for a forced tree,
+ * which refuses elements of two sizes; through COLLC_GATHERV=tree the
+ * default rule serves them). Nonblocking: MPI_I*
  * of every collective for every root outstanding at once (a gather's
  * derived type freed meanwhile), then one MPI_Waitall; persistent:
  * MPI_Gather_init, MPI_Scatter_init, MPI_Gatherv_init, MPI_Scatterv_init
@@ -30,7 +34,7 @@
  * before any message, so only the ranks that err make the call.
  * Self-test: COLLC_TEST_BREAK=N corrupts the N-th nonempty result on the
  * last rank: the program must fail. COLLC_TEST_QUICK set (MPICH, slow when
- * oversubscribed): no tree:2,3, and of the holder-of-everything vectors
+ * oversubscribed): no tree:2,3 (counted: no tree:3), and of the holder-of-everything vectors
  * only rank 0's. */
 #include <mpi.h>
 #include <stdio.h>
@@ -137,14 +141,17 @@ static int displs_of(const int *c, int lay, int *d) {
 
 /* One gatherv or scatterv (coll GV, SV) of counts c at root, layout lay (3:
  * packed, in place at the root), type case ty (0 int, 1 contiguous(2,
- * int), 2 the root's own block typed contiguous(c, int)), under algo. */
+ * int), 2 the root's own block typed contiguous(c, int), 3 the root's
+ * blocks contiguous(2, int) against 2c ints elsewhere: elements of two
+ * sizes, which the tree does not take), under algo. */
 static void one_counted(int coll, const char *algo, const int *c, int root, int lay, int ty) {
   int d[64], me = rank == root, ip = lay == 3 && me, total = 0, rc, rr, shift = lay == 2 ? 5 : 0;
   int span = displs_of(c, lay == 3 ? 0 : lay, d), mine = c[rank], own = mine;
   MPI_Datatype t = MPI_INT, x = MPI_INT;
   char what[96];
   for (int q = 0; q < size; q++) total += c[q];
-  if (ty == 1) MPI_Type_contiguous(2, MPI_INT, &t), MPI_Type_commit(&t), x = t;
+  if (ty == 1 || ty == 3) MPI_Type_contiguous(2, MPI_INT, &t), MPI_Type_commit(&t), x = t;
+  if (ty == 3 && !me) x = MPI_INT, own = 2 * mine;
   if (ty == 2 && me) MPI_Type_contiguous(mine, MPI_INT, &x), MPI_Type_commit(&x), own = 1;
   MPI_Aint lb, ext;
   MPI_Type_get_extent(t, &lb, &ext);
@@ -170,7 +177,7 @@ static void one_counted(int coll, const char *algo, const int *c, int root, int 
            total);
   if (rc || rr) fail_rc(what, algo ? algo : "MPI", rc, rr);
   else if (coll == SV || me) compare(what, algo ? algo : "MPI", bytes, coll == GV ? total > 0 : mine > 0);
-  if (ty == 1) MPI_Type_free(&t);
+  if (ty == 1 || ty == 3) MPI_Type_free(&t);
   if (ty == 2 && me) MPI_Type_free(&x);
 }
 
@@ -203,17 +210,18 @@ static int vector_root(int v, int root) {
 /* Every layout, type and algorithm for gatherv, scatterv, for each vector
  * at the roots vector_root picks. */
 static void counted_all(void) {
-  static const char *const algos[] = {NULL, "linear"};
+  static const char *const algos[] = {NULL, "linear", "tree", "tree:3"};
   int c[64];
   for (int v = 0; v < size + 4; v++) {
     counts_of(v, size, c);
     if (quick && v > 1 && v <= size) continue; /* (one holder of everything: rank 0) */
     for (int coll = GV; coll <= SV; coll++)
-      for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++)
+      for (size_t a = 0; a < sizeof algos / sizeof algos[0] - (size_t)quick; a++)
         for (int root = 0; root < size; root++)
           for (int lay = 0; lay < 4 && vector_root(v, root); lay++)
-            for (int ty = 0; ty < 3; ty++)
-              if (ty < 2 || lay == 0) one_counted(coll, algos[a], c, root, lay, ty);
+            for (int ty = 0; ty < 4; ty++) /* (forced, the tree does not take ty 3) */
+              if ((ty < 2 || lay == 0) && !(ty == 3 && algos[a] && !strncmp(algos[a], "tree", 4)))
+                one_counted(coll, algos[a], c, root, lay, ty);
   }
   counts_of(size + 1, size, c);
   for (int coll = GV; coll <= SV; coll++) /* the call cache's hits, and native forced */

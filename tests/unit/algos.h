@@ -46,8 +46,8 @@ static inline long sweep_specs(int coll, int p, const collc_layout *L, const cha
     for (int comm = D->reduces ? 0 : 1; comm < 2; comm++)
       for (int root = 0; root < (D->rooted && p > 1 ? 2 : 1); root++) {
         collc_spec s = {coll, p, 0, D->per_block ? 2 : D->counted ? total : 37, 8,
-                        ip || D->always_in_place, root ? p - 1 : 0, comm, L, NULL, NULL, 0};
-        if (D->counted) s.counts = counts, s.vall = D->counts_local;
+                        ip || D->always_in_place, root ? p - 1 : 0, comm, L, NULL, NULL, 0, 0};
+        if (D->counted) s.counts = counts, s.vall = D->counts_local, s.agreed = D->root_counts;
         if (D->per_block) s.unit_bytes = 8 * s.count;
         if (ip && D->always_in_place) continue;
         n += sweep_one(&s, t, fn, arg);

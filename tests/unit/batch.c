@@ -115,7 +115,7 @@ static void each(void *arg, const collc_spec *s, const collc_choice *c, const ch
 
 /* Hand-broken tables of one program with several descriptors are rejected. */
 static void broken_tables(void) {
-  collc_spec s = {COLLC_COLL_REDUCE_SCATTER_BLOCK, 7, 2, 3, 8, 0, 0, 1, NULL, NULL, NULL, 0};
+  collc_spec s = {COLLC_COLL_REDUCE_SCATTER_BLOCK, 7, 2, 3, 8, 0, 0, 1, NULL, NULL, NULL, 0, 0};
   collc_choice c;
   char why[256];
   choice_parse(s.coll, "cyclic:-2,-2,-2", &c, why, sizeof why);

@@ -60,7 +60,7 @@ static collc_layout *make_layout(const char *n, int p) {
  * says it cannot serve (non-commutative on non-consecutive nodes). */
 static void run(int coll, const char *algo, const collc_layout *L, int64_t count, int in_place,
                 int comm, int root) {
-  collc_spec s = {coll, L->p, 0, count, 8, in_place, root, comm, L, NULL, NULL, 0};
+  collc_spec s = {coll, L->p, 0, count, 8, in_place, root, comm, L, NULL, NULL, 0, 0};
   int blocks = coll == COLLC_COLL_ALLTOALL || coll == COLLC_COLL_ALLGATHER;
   collc_choice c;
   verify_report R;
@@ -95,7 +95,7 @@ static void run_copyin(int coll, int g, const collc_layout *L, int64_t count, in
     run(coll, algo, L, count, ip, 1, root);
     return;
   }
-  collc_spec s = {coll, L->p, 0, count, 8, ip, root, 0, L, NULL, NULL, 0};
+  collc_spec s = {coll, L->p, 0, count, 8, ip, root, 0, L, NULL, NULL, 0, 0};
   collc_choice c;
   char why[200] = "";
   int refused = !choice_parse(coll, algo, &c, why, sizeof why) &&
@@ -202,7 +202,7 @@ static int64_t mutant_count = 100;
 static int compile_mutants(int coll, const char *algo, const collc_layout *L, progs *G) {
   int blocks = coll == COLLC_COLL_ALLTOALL || coll == COLLC_COLL_ALLGATHER;
   collc_spec s = {coll, L->p, 0, mutant_count, blocks ? 8 * mutant_count : 8,
-                  coll == COLLC_COLL_BCAST, 1, 1, L, NULL, NULL, 0};
+                  coll == COLLC_COLL_BCAST, 1, 1, L, NULL, NULL, 0, 0};
   return compile_all(&s, algo, G);
 }
 
@@ -344,7 +344,7 @@ static void negatives(void) {
   mutants(COLLC_COLL_BCAST, "shm:direct=0:tree:3", "one", 7);
   mutants(COLLC_COLL_REDUCE_SCATTER_BLOCK, "shm:direct=0", "one", 4);
   /* The segment without a layout is refused by the builder. */
-  collc_spec s = {COLLC_COLL_ALLREDUCE, 2, 0, 4, 8, 0, 0, 1, NULL, NULL, NULL, 0};
+  collc_spec s = {COLLC_COLL_ALLREDUCE, 2, 0, 4, 8, 0, 0, 1, NULL, NULL, NULL, 0, 0};
   collc_prog *P = prog_new(&s);
   prog_need_shm(P, 4);
   CHECK(prog_finalize(P) == COLLC_EINVAL, "segment without layout accepted");

@@ -51,7 +51,7 @@ static collc_prog *compile_case(const wcase *w, collc_spec *s) {
   collc_choice c;
   char why[256] = "";
   *s = (collc_spec){w->coll,     w->p,    w->rank,        w->count, w->unit_bytes,
-                    w->in_place, w->root, w->commutative, NULL, NULL, NULL, 0};
+                    w->in_place, w->root, w->commutative, NULL, NULL, NULL, 0, 0};
   if (w->nodes) s->layout = layout_parse(w->p, w->nodes);
   collc_prog *P = NULL;
   if (!choice_parse(w->coll, w->algo, &c, why, sizeof why) &&
