@@ -182,6 +182,13 @@ run_case "openmpi/rooted gather scatter COLLC_<COLL>, v-forms tree np=5" 120 exp
   COLLC_SCATTERV=tree:3 "${OMPIRUN[@]}" 5 "$OMPI/tests/mpi_rooted"
 run_case "openmpi/rooted gather scatter COLLC_NODE_SIZE=2 np=4" 120 env COLLC_NODE_SIZE=2 \
   COLLC_GATHER=tree COLLC_SCATTER=linear "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_rooted"
+for nn in "5 2" "7 3"; do # (hier over virtual nodes, one of them a single rank)
+  read -r np node <<<"$nn"
+  run_case "openmpi/rooted gather scatter hier np=$np node=$node" 120 expect_all \
+    "^collc-stats: gather hier calls=" "^collc-stats: scatterv hier calls=" \
+    "^collc-stats: scatter hier calls=[0-9]+ bytes=[0-9]+ from=env" -- env COLLC_STATS=1 \
+    COLLC_NODE_SIZE=$node COLLC_SCATTER=hier "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_rooted"
+done
 run_case "openmpi/rooted gather scatter self-test must fail np=3" 120 bash -c '! "$@"' _ \
   env COLLC_TEST_BREAK=7 "${OMPIRUN[@]}" 3 "$OMPI/tests/mpi_rooted"
 # hier over virtual nodes (one message per node pair, the segment inside).

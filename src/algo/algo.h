@@ -66,6 +66,9 @@ int algo_find(int coll, const char *name, size_t len);
 /* The `needs` of the row that choice text "name[:params]" names for coll
  * (ALGO_ANY if none does). */
 int algo_text_needs(int coll, const char *text);
+/* 0 if s holds the root's counts on every rank (spec.agreed: what a row
+ * marked agrees needs), else COLLC_EUNFIT with why (algorithm name). */
+int algo_agreed(const collc_spec *s, const char *name, char *why, size_t wlen);
 /* The `agrees` of the row that choice text names for coll (0 if none does). */
 int algo_text_agrees(int coll, const char *text);
 /* Parse "name[:params]" for coll into c; 0 or COLLC_EINVAL with why (also
@@ -141,6 +144,7 @@ extern const collc_algo algo_native, algo_alltoall_pairwise, algo_alltoall_linea
     algo_allgatherv_hier, algo_rs_hier, algo_barrier_dissem, algo_barrier_flags, algo_barrier_hier,
     algo_shm, algo_gather_linear, algo_scatter_linear, algo_gatherv_linear, algo_scatterv_linear,
     algo_gather_tree, algo_scatter_tree, algo_gatherv_tree, algo_scatterv_tree,
+    algo_gather_hier, algo_scatter_hier, algo_gatherv_hier, algo_scatterv_hier,
     algo_alltoallv_pairwise,
     algo_alltoallv_linear;
 

@@ -162,12 +162,7 @@ static int gen_scatter(const collc_spec *s, const collc_choice *c, collc_prog *P
 
 /* Counted forms: every rank must have the root's counts (spec.agreed). */
 static int vtree_resolve(const collc_spec *s, collc_choice *c, char *why, size_t wlen) {
-  if (!s->agreed) {
-    snprintf(why, wlen, "tree: %s needs every rank to know the root's counts (blocking and "
-             "persistent calls agree on them; nonblocking ones cannot)", coll_name(s->coll));
-    return COLLC_EUNFIT;
-  }
-  return tree_resolve(s, c, why, wlen);
+  return algo_agreed(s, "tree", why, wlen) ? COLLC_EUNFIT : tree_resolve(s, c, why, wlen);
 }
 
 #define GTREE_ROW(var, coll, resolve, gen, agrees)                                           \

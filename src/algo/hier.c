@@ -484,10 +484,16 @@ static void hier_format(const collc_choice *c, char *buf, size_t len) {
            c->variant && c->net[0] ? ":" : "", c->net[0] ? "net=" : "", c->net);
 }
 
+/* Gatherv, scatterv: the root's counts on every rank (the agreement round). */
+static int hier_vresolve(const collc_spec *s, collc_choice *c, char *why, size_t wlen) {
+  return algo_agreed(s, "hier", why, wlen) ? COLLC_EUNFIT : hier_resolve(s, c, why, wlen);
+}
+
 #define HIER_SUMMARY "shared memory in a node, messages between nodes (Jocksch 2026)"
-#define HIER_ROW(var, coll, gen, syntax) \
-  const collc_algo var = {"hier", coll, hier_parse, hier_resolve, gen, hier_format, syntax, \
-                          HIER_SUMMARY, ALGO_SHARED_NODES, 0}
+#define HIER_ROW_OF(var, coll, resolve, gen, syntax, agrees) \
+  const collc_algo var = {"hier", coll, hier_parse, resolve, gen, hier_format, syntax, \
+                          HIER_SUMMARY, ALGO_SHARED_NODES, agrees}
+#define HIER_ROW(var, coll, gen, syntax) HIER_ROW_OF(var, coll, hier_resolve, gen, syntax, 0)
 HIER_ROW(algo_allreduce_hier, COLLC_COLL_ALLREDUCE, gen_allreduce,
          "hier[:node=rs|tree|sockets|copyin[:g=N]|-a,-b,b,a][:net=<allreduce algorithm>]");
 HIER_ROW(algo_reduce_hier, COLLC_COLL_REDUCE, gen_reduce,
@@ -499,3 +505,7 @@ HIER_ROW(algo_rsb_hier, COLLC_COLL_REDUCE_SCATTER_BLOCK, hier_gen_rsb, "hier[:no
 HIER_ROW(algo_allgatherv_hier, COLLC_COLL_ALLGATHERV, hier_gen_allgather, "hier");
 HIER_ROW(algo_rs_hier, COLLC_COLL_REDUCE_SCATTER, hier_gen_rsb, "hier");
 HIER_ROW(algo_barrier_hier, COLLC_COLL_BARRIER, hier_gen_barrier, "hier[:net=<barrier algorithm>]");
+HIER_ROW(algo_gather_hier, COLLC_COLL_GATHER, hier_gen_gather, "hier");
+HIER_ROW(algo_scatter_hier, COLLC_COLL_SCATTER, hier_gen_scatter, "hier");
+HIER_ROW_OF(algo_gatherv_hier, COLLC_COLL_GATHERV, hier_vresolve, hier_gen_gather, "hier", 1);
+HIER_ROW_OF(algo_scatterv_hier, COLLC_COLL_SCATTERV, hier_vresolve, hier_gen_scatter, "hier", 1);

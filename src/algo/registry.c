@@ -48,6 +48,10 @@ const collc_algo *const algo_registry[] = {
     &algo_scatter_tree,
     &algo_gatherv_tree,
     &algo_scatterv_tree,
+    &algo_gather_hier,
+    &algo_scatter_hier,
+    &algo_gatherv_hier,
+    &algo_scatterv_hier,
 };
 const int algo_count = (int)(sizeof algo_registry / sizeof algo_registry[0]);
 
@@ -83,6 +87,13 @@ static const collc_algo *algo_of_text(int coll, const char *text) {
 int algo_text_needs(int coll, const char *text) {
   const collc_algo *A = algo_of_text(coll, text);
   return A ? A->needs : ALGO_ANY;
+}
+
+int algo_agreed(const collc_spec *s, const char *name, char *why, size_t wlen) {
+  if (s->agreed) return 0;
+  snprintf(why, wlen, "%s: %s needs every rank to know the root's counts (blocking and "
+           "persistent calls agree on them; nonblocking ones cannot)", name, coll_name(s->coll));
+  return COLLC_EUNFIT;
 }
 
 int algo_text_agrees(int coll, const char *text) {

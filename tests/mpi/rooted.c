@@ -3,11 +3,12 @@
  * PMPI_ on the same input, byte for byte over the whole receive buffer
  * (sentinels and gaps included).
  *
- * Algorithms (collc_*_algo): linear, tree, tree:2,3, shm (gather
+ * Algorithms (collc_*_algo): linear, hier, tree, tree:2,3, shm (gather
  * and scatter, shm at the first and last root and 700 elements only: it is
  * slow oversubscribed; not on virtual nodes, COLLC_NODE_SIZE, where it does
- * not fit; the counted forms: linear, tree, tree:3, their tree after the
- * agreement round on the root's counts), native, and the MPI_ entry point
+ * not fit; the counted forms: linear, hier, tree, tree:3, their hier and
+ * tree after the agreement round on the root's counts), native, and the
+ * MPI_ entry point
  * (the selection: COLLC_<COLL> or the rule; the call cache's hits among
  * them). Gather and scatter: every root; 0, 5 and 700 elements per
  * block, in place at the root and not; at 5, types MPI_INT, a resized
@@ -20,8 +21,8 @@
  * layouts packed, reversed rank order with gaps, negative displacements,
  * in place at the root; types MPI_INT, contiguous(2, int), the root's
  * own block typed contiguous(c, int) against c ints, and the root's blocks
- * contiguous(2, int) against 2c ints elsewhere (not for a forced tree,
- * which refuses elements of two sizes; through COLLC_GATHERV=tree the
+ * contiguous(2, int) against 2c ints elsewhere (not for a forced tree or
+ * hier, which refuse elements of two sizes; through COLLC_GATHERV=tree the
  * default rule serves them). Nonblocking: MPI_I*
  * of every collective for every root outstanding at once (a gather's
  * derived type freed meanwhile), then one MPI_Waitall; persistent:
@@ -183,7 +184,7 @@ static void one_counted(int coll, const char *algo, const int *c, int root, int 
 
 /* Every root, every algorithm, in place and not, for gather and scatter. */
 static void uniform_all(void) {
-  static const char *const algos[] = {NULL, "linear", "tree", "tree:2,3"};
+  static const char *const algos[] = {NULL, "linear", "hier", "tree", "tree:2,3"};
   static const int ns[] = {0, 5, 700};
   for (int coll = G; coll <= S; coll++)
     for (size_t a = 0; a < sizeof algos / sizeof algos[0] - (size_t)quick; a++)
@@ -210,7 +211,7 @@ static int vector_root(int v, int root) {
 /* Every layout, type and algorithm for gatherv, scatterv, for each vector
  * at the roots vector_root picks. */
 static void counted_all(void) {
-  static const char *const algos[] = {NULL, "linear", "tree", "tree:3"};
+  static const char *const algos[] = {NULL, "linear", "hier", "tree", "tree:3"};
   int c[64];
   for (int v = 0; v < size + 4; v++) {
     counts_of(v, size, c);
@@ -220,7 +221,7 @@ static void counted_all(void) {
         for (int root = 0; root < size; root++)
           for (int lay = 0; lay < 4 && vector_root(v, root); lay++)
             for (int ty = 0; ty < 4; ty++) /* (forced, the tree does not take ty 3) */
-              if ((ty < 2 || lay == 0) && !(ty == 3 && algos[a] && !strncmp(algos[a], "tree", 4)))
+              if ((ty < 2 || lay == 0) && !(ty == 3 && algos[a] && a >= 2)) /* (2..: agree) */
                 one_counted(coll, algos[a], c, root, lay, ty);
   }
   counts_of(size + 1, size, c);
