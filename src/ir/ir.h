@@ -183,7 +183,8 @@ typedef struct collc_prog {
 collc_spec spec_rank(const collc_spec *s, int r);
 /* Whether s holds every rank's counts, so that decisions and whole-
  * communicator models (shm, the simulator) may use them: not for gatherv
- * and scatterv (coll_desc.root_counts) nor alltoallv (counts_local) unless
+ * and scatterv (coll_desc.root_counts) unless their agreement round gave
+ * every rank the root's (s->agreed), nor alltoallv (counts_local) unless
  * a tool made s with every rank's vectors (s->vall). */
 int coll_counts_shared(const collc_spec *s);
 

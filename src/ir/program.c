@@ -81,7 +81,7 @@ collc_spec spec_rank(const collc_spec *s, int r) {
 
 int coll_counts_shared(const collc_spec *s) {
   const coll_desc *d = coll_desc_of(s->coll);
-  return d && !d->root_counts && !(d->counts_local && !s->vall);
+  return d && !(d->root_counts && !s->agreed) && !(d->counts_local && !s->vall);
 }
 
 int64_t prog_buf_units(const collc_prog *P, int buf) {

@@ -224,6 +224,9 @@ static void counted_all(void) {
               if ((ty < 2 || lay == 0) && !(ty == 3 && algos[a] && a >= 2)) /* (2..: agree) */
                 one_counted(coll, algos[a], c, root, lay, ty);
   }
+  for (int q = 0; q < size; q++) c[q] = 2500 - 100 * q; /* (after small ones: larger plans */
+  for (int coll = GV; coll <= SV; coll++)                 /* need a new segment size) */
+    for (size_t a = 2; a < sizeof algos / sizeof algos[0]; a++) one_counted(coll, algos[a], c, 0, 0, 0);
   counts_of(size + 1, size, c);
   for (int coll = GV; coll <= SV; coll++) /* the call cache's hits, and native forced */
     for (int k = 0; k < 3; k++) one_counted(coll, k == 2 ? "native" : NULL, c, size - 1, 1, 1);
