@@ -291,14 +291,24 @@ static double predict(const collc_spec *s, const char *text, const sim_params *M
   return sim_choice(s, &ch, M, &rep) ? rep.time : INFINITY;
 }
 
-/* Choose point P's variants: native, and the keep candidates of R the
- * simulator (rank 0, parameters M) predicts fastest; broadcast. */
+static int add_variant(point *P, const char *text);
+
+/* Choose point P's variants: native, the keep candidates of R the
+ * simulator (rank 0, parameters M) predicts fastest, and the rule's
+ * current choice for P (the incumbent: the built-in or tuning-file row,
+ * if it names one of collc's algorithms that fits), so that a run replaces
+ * a measured row only by one measured faster; broadcast. */
 static void prune(const coll_run *R, point *P, bench *b, const sim_params *M, int keep) {
-  int pick[MAXKEEP];
+  int pick[MAXKEEP], src;
   double pred[MAXKEEP + 1] = {0}, t[MAXCAND];
+  char inc[TUNE_TEXT_MAX] = "native", canon[TUNE_TEXT_MAX];
   for (int k = 0; k < MAXKEEP; k++) pick[k] = -1;
   if (b->rank == 0) {
     collc_spec s = spec_of(b->c, b->p, b->comm, P->count, 1);
+    const char *cur = b->c->nb ? select_nonblocking(&s, 1, &src) : select_default(&s, &src);
+    if (strlen(cur) < sizeof inc && fits(&s, cur, canon, sizeof canon) &&
+        (!b->c->nb || nb_ready(&s, cur)))
+      snprintf(inc, sizeof inc, "%s", cur);
     char model[256];
     pred[0] = predict(&s, sim_native_model(&s, model, sizeof model), M);
     for (int i = 0; i < R->ncand; i++) t[i] = predict(&s, R->cand[i], M);
@@ -312,6 +322,7 @@ static void prune(const coll_run *R, point *P, bench *b, const sim_params *M, in
   }
   PMPI_Bcast(pick, MAXKEEP, MPI_INT, 0, b->comm);
   PMPI_Bcast(pred, MAXKEEP + 1, MPI_DOUBLE, 0, b->comm);
+  PMPI_Bcast(inc, sizeof inc, MPI_CHAR, 0, b->comm);
   P->nv = 1;
   snprintf(P->text[0], TUNE_TEXT_MAX, "native");
   P->pred_us[0] = pred[0] * 1e6;
@@ -320,6 +331,7 @@ static void prune(const coll_run *R, point *P, bench *b, const sim_params *M, in
       P->pred_us[P->nv] = pred[k + 1] * 1e6;
       memcpy(P->text[P->nv++], R->cand[pick[k]], TUNE_TEXT_MAX); /* (both NUL-terminated) */
     }
+  if (strcmp(inc, "native")) add_variant(P, inc); /* (in place of the last pick when full) */
 }
 
 /* The kind of point P's variant v (bench_colls.h). */
