@@ -60,10 +60,7 @@ static int node_of(const collc_spec *s, const collc_choice *c, collc_prog *P, no
       break;
     }
   if (n->v) n->size = mr_weight(c->f, n->t) < s->p - n->v ? mr_weight(c->f, n->t) : s->p - n->v;
-  int counted = coll_desc_of(s->coll)->counted;
-  if (blocks_uniform(P, &n->B, s->p, 1)) return -1;
-  for (int q = 0; counted && q < s->p; q++)
-    n->B.start[q] = spec_block_off(s, q), n->B.len[q] = spec_block_len(s, q);
+  if (blocks_of_ranks(P, &n->B, s, s->p)) return -1; /* (gather, scatter: one unit each) */
   if (!(n->pre = malloc(((size_t)s->p + 1) * sizeof *n->pre)))
     return prog_fail(P, COLLC_ENOMEM, "tree: out of memory"), blocks_free(&n->B), -1;
   n->pre[0] = 0;

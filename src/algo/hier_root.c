@@ -41,12 +41,10 @@ static int rx_init(rx *X, const collc_spec *s, const collc_choice *c, collc_prog
   hier_init(&X->H, s, c, P, 0);
   X->root_node = L->node_of[s->root];
   X->seg = malloc((size_t)s->p * sizeof *X->seg);
-  if (!X->seg || blocks_uniform(P, &X->B, s->p, 1)) {
+  if (!X->seg || blocks_of_ranks(P, &X->B, s, s->p)) { /* (gather, scatter: one unit each) */
     free(X->seg);
     return prog_fail(P, COLLC_ENOMEM, "hier: out of memory"), -1;
   }
-  for (int q = 0; coll_desc_of(s->coll)->counted && q < s->p; q++)
-    X->B.start[q] = spec_block_off(s, q), X->B.len[q] = spec_block_len(s, q);
   for (int n = 0; n < L->nnodes; n++) {
     int64_t at = 0;
     for (int i = 0; i < L->size[n]; i++) {
