@@ -91,8 +91,9 @@ int algo_text_needs(int coll, const char *text) {
 
 int algo_agreed(const collc_spec *s, const char *name, char *why, size_t wlen) {
   if (s->agreed) return 0;
-  snprintf(why, wlen, "%s: %s needs every rank to know the root's counts (blocking and "
-           "persistent calls agree on them; nonblocking ones cannot)", name, coll_name(s->coll));
+  snprintf(why, wlen, "%s: %s needs every rank to know the root's counts, in elements of one "
+           "size (blocking and persistent calls agree on them where every rank's element has "
+           "the same size; nonblocking ones cannot)", name, coll_name(s->coll));
   return COLLC_EUNFIT;
 }
 
