@@ -65,6 +65,7 @@ $(BUILD)/libcollc_cuda.so: src/cuda/batch.cu src/exec/kernel_table.h src/exec/xb
 	$(Q)$(NVCC) -O2 -fmad=false -Xcompiler -fPIC -Isrc $(filter -I%,$(MPI_INC)) \
 	  -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 -shared -o $@ $<
 
+.DEFAULT_GOAL := all
 .PHONY: all lib tools tests check bench install uninstall asan tsan clean deps fuzz smpi bench-scale tune
 all: lib tools $(BUILD)/collc.pc $(CUDA_LIB)
 

@@ -130,7 +130,7 @@ jq -n --slurpfile base "$builtin" --argjson max $max_rows '
           else " \($k | tojson): \($d[$k] | tojson)" end] | "{\n" + join(",\n") + "\n}"' \
     >"$tmp" && jq -e '.format' "$tmp" >/dev/null ||
   { echo "tune-builtin: merge failed; $out not written" >&2; exit 2; }
-mv "$tmp" "$out" && trap - EXIT
+chmod 644 "$tmp" && mv "$tmp" "$out" && trap - EXIT # (mktemp made it 0600)
 jq -r --arg out "$out" '"tune-builtin: \($out): \([.rules[] | select(.origin == "make tune")] |
   length) rows of \(.make_tune.runs | length) runs (p = \([.make_tune.runs[].p] | map(tostring) |
   join(", "))), then \([.rules[] | select(.origin == "hand")] | length) hand-written"' "$out" >&2
