@@ -144,7 +144,7 @@ extern const collc_algo algo_native, algo_alltoall_pairwise, algo_alltoall_linea
     algo_allgatherv_hier, algo_rs_hier, algo_barrier_dissem, algo_barrier_flags, algo_barrier_hier,
     algo_shm, algo_gather_linear, algo_scatter_linear, algo_gatherv_linear, algo_scatterv_linear,
     algo_gather_tree, algo_scatter_tree, algo_gatherv_tree, algo_scatterv_tree,
-    algo_gather_hier, algo_scatter_hier, algo_gatherv_hier, algo_scatterv_hier,
+    algo_gather_hier, algo_scatter_hier, algo_gatherv_hier, algo_scatterv_hier, algo_alltoallv_hier,
     algo_alltoallv_pairwise,
     algo_alltoallv_linear;
 

@@ -489,6 +489,15 @@ static int hier_vresolve(const collc_spec *s, collc_choice *c, char *why, size_t
   return algo_agreed(s, "hier", why, wlen) ? COLLC_EUNFIT : hier_resolve(s, c, why, wlen);
 }
 
+/* Alltoallv: every local rank's send counts (spec.vall; MPI gives each
+ * rank its own, and no agreement round gives a node its ranks' yet). */
+static int hier_a2av_resolve(const collc_spec *s, collc_choice *c, char *why, size_t wlen) {
+  if (s->vall) return hier_resolve(s, c, why, wlen);
+  snprintf(why, wlen, "hier: alltoallv needs every local rank's send counts, which no "
+           "agreement round gives it at run time yet");
+  return COLLC_EUNFIT;
+}
+
 #define HIER_SUMMARY "shared memory in a node, messages between nodes (Jocksch 2026)"
 #define HIER_ROW_OF(var, coll, resolve, gen, syntax, agrees) \
   const collc_algo var = {"hier", coll, hier_parse, resolve, gen, hier_format, syntax, \
@@ -509,3 +518,5 @@ HIER_ROW(algo_gather_hier, COLLC_COLL_GATHER, hier_gen_gather, "hier");
 HIER_ROW(algo_scatter_hier, COLLC_COLL_SCATTER, hier_gen_scatter, "hier");
 HIER_ROW_OF(algo_gatherv_hier, COLLC_COLL_GATHERV, hier_vresolve, hier_gen_gather, "hier", 1);
 HIER_ROW_OF(algo_scatterv_hier, COLLC_COLL_SCATTERV, hier_vresolve, hier_gen_scatter, "hier", 1);
+HIER_ROW_OF(algo_alltoallv_hier, COLLC_COLL_ALLTOALLV, hier_a2av_resolve, hier_gen_alltoallv,
+            "hier", 0);

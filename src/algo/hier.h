@@ -106,6 +106,8 @@ int hier_gen_rsb(const collc_spec *s, const collc_choice *c, collc_prog *P);
 /* Generators of hier_root.c (gather, scatter and their counted forms). */
 int hier_gen_gather(const collc_spec *s, const collc_choice *c, collc_prog *P);
 int hier_gen_scatter(const collc_spec *s, const collc_choice *c, collc_prog *P);
+/* Alltoallv (hier_a2av.c): needs spec.vall. */
+int hier_gen_alltoallv(const collc_spec *s, const collc_choice *c, collc_prog *P);
 /* The barrier (barrier_hier.c). */
 int hier_gen_barrier(const collc_spec *s, const collc_choice *c, collc_prog *P);
 

@@ -52,6 +52,7 @@ const collc_algo *const algo_registry[] = {
     &algo_scatter_hier,
     &algo_gatherv_hier,
     &algo_scatterv_hier,
+    &algo_alltoallv_hier,
 };
 const int algo_count = (int)(sizeof algo_registry / sizeof algo_registry[0]);
 

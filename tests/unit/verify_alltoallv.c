@@ -15,7 +15,10 @@
  * one rank receiving everything, primes (divisible by nothing), and 8
  * random ones with zeros (fixed seed); displacements packed, and in reverse
  * rank order with gaps (send and receive sides apart); in place (symmetric
- * counts, as MPI requires there); algorithms linear and pairwise. */
+ * counts, as MPI requires there); algorithms linear and pairwise, and hier
+ * on nodes of 2, of 3 and of ids (q * 7) mod 3 (interleaved, unequal): one
+ * message per nonzero column (a node's blocks for one rank of another
+ * node), the off-node units moved, whatever the algorithm's own arithmetic. */
 #include <stdlib.h>
 #include <string.h>
 #include "algo/algo.h"
@@ -28,7 +31,8 @@
 #define VLEN (2 * MAXP * MAXP)
 
 static long cases;
-static const char *const algos[] = {"linear", "pairwise"};
+static const char *const algos[] = {"linear", "pairwise", "hier"};
+enum { NALGO = 3, NLAYOUT = 3 };
 
 /* Units rank q sends rank r for matrix kind v (symmetric when sym). */
 static int64_t count_of(int v, int p, int q, int r, int sym) {
@@ -64,26 +68,35 @@ static void matrix(int v, int p, int sym, int gaps, int64_t *c, int64_t *d) {
     }
 }
 
-/* Off-diagonal units of c. */
-static int64_t moved(int p, const int64_t *c) {
+/* Rank q's node under L (no layout: every rank its own). */
+static int node_of(const collc_layout *L, int q) { return L ? L->node_of[q] : q; }
+
+/* Units of c between ranks of different nodes (L: NULL, every rank its own). */
+static int64_t moved(int p, const int64_t *c, const collc_layout *L) {
   int64_t n = 0;
   for (int q = 0; q < p; q++)
-    for (int r = 0; r < p; r++) n += q == r ? 0 : c[2 * p * q + r];
+    for (int r = 0; r < p; r++) n += node_of(L, q) == node_of(L, r) ? 0 : c[2 * p * q + r];
   return n;
 }
 
-/* Nonzero off-diagonal counts of c (the messages). */
-static int64_t nonzero(int p, const int64_t *c) {
+/* The messages: (node m, rank r off m) whose column (the units m's ranks
+ * send r) is nonzero; without L, the nonzero off-diagonal counts. */
+static int64_t nonzero(int p, const int64_t *c, const collc_layout *L) {
   int64_t n = 0;
-  for (int q = 0; q < p; q++)
-    for (int r = 0; r < p; r++) n += q != r && c[2 * p * q + r];
+  for (int m = 0; m < p; m++)
+    for (int r = 0; r < p; r++) {
+      int64_t col = 0;
+      for (int q = 0; q < p; q++) col += node_of(L, q) == m ? c[2 * p * q + r] : 0;
+      n += node_of(L, r) != m && col > 0;
+    }
   return n;
 }
 
-/* Verify c, d under algorithm t; in place ip. */
-static void run(int p, const int64_t *c, const int64_t *d, const char *t, int ip) {
+/* Verify c, d under algorithm t; in place ip; node layout L (or NULL). */
+static void run(int p, const int64_t *c, const int64_t *d, const char *t, int ip,
+                const collc_layout *L) {
   collc_spec s = {.coll = COLLC_COLL_ALLTOALLV, .p = p, .unit_bytes = 1, .in_place = ip,
-                  .commutative = 1, .counts = c, .displs = d, .vall = 1};
+                  .commutative = 1, .counts = c, .displs = d, .vall = 1, .layout = L};
   collc_choice ch;
   verify_report R;
   char why[200] = "";
@@ -95,17 +108,18 @@ static void run(int p, const int64_t *c, const int64_t *d, const char *t, int ip
   CHECK(R.ok, "alltoallv %s p=%d%s%s: %lld errors%s: %s", t, p, d ? " displs" : "",
         ip ? " in place" : "", (long long)R.errors, R.deadlock ? " (deadlock)" : "",
         R.first_error);
-  CHECK(R.units == moved(p, c), "%s p=%d: %lld units moved, want %lld", t, p,
-        (long long)R.units, (long long)moved(p, c));
+  int64_t runs = L && layout_shares(L) ? 2 : 1; /* (the verifier runs segment programs twice) */
+  CHECK(R.units == runs * moved(p, c, L), "%s p=%d %s: %lld units moved, want %lld", t, p,
+        L ? L->desc : "", (long long)R.units, (long long)(runs * moved(p, c, L)));
   static sim_params M;
   static int have_m;
   sim_report S = {0};
   if (!have_m) have_m = !sim_params_parse("paper", &M, why, sizeof why);
   CHECK(have_m && sim_choice(&s, &ch, &M, &S), "simulate %s p=%d: %s", t, p, S.error);
-  CHECK(S.messages == nonzero(p, c) && S.bytes == moved(p, c) * s.unit_bytes,
-        "simulate %s p=%d: %lld messages, %lld bytes; want %lld, %lld", t, p,
-        (long long)S.messages, (long long)S.bytes, (long long)nonzero(p, c),
-        (long long)(moved(p, c) * s.unit_bytes));
+  CHECK(S.messages == nonzero(p, c, L) && S.bytes == moved(p, c, L) * s.unit_bytes,
+        "simulate %s p=%d %s: %lld messages, %lld bytes; want %lld, %lld", t, p,
+        L ? L->desc : "", (long long)S.messages, (long long)S.bytes,
+        (long long)nonzero(p, c, L), (long long)(moved(p, c, L) * s.unit_bytes));
 }
 
 /* Rank 0's program compiled with its receive blocks from ranks 1 and 2
@@ -135,6 +149,13 @@ static void must_fail(const char *t) {
   for (int r = 0; r < p; r++) prog_free(progs[r]);
 }
 
+/* Layout i of p ranks: nodes of 2, of 3, or ids (q * 7) mod 3. */
+static collc_layout *layout_of(int i, int p) {
+  int id[MAXP];
+  for (int q = 0; q < p; q++) id[q] = q * 7 % 3;
+  return i == 0 ? layout_regular(p, 2) : i == 1 ? layout_regular(p, 3) : layout_new(p, id);
+}
+
 int main(void) {
   static int64_t c[VLEN], d[VLEN];
   rng_state = 15;
@@ -143,10 +164,13 @@ int main(void) {
       for (int sym = 0; sym < 2; sym++)
         for (int gaps = 0; gaps < 2; gaps++) {
           matrix(v, p, sym, gaps, c, d);
-          for (int a = 0; a < 2; a++) {
-            run(p, c, gaps ? d : NULL, algos[a], 0);
-            if (sym) run(p, c, gaps ? d : NULL, algos[a], 1);
-          }
+          for (int a = 0; a < NALGO; a++)
+            for (int l = 0; l < (strcmp(algos[a], "hier") ? 1 : NLAYOUT); l++) {
+              collc_layout *L = strcmp(algos[a], "hier") ? NULL : layout_of(l, p);
+              run(p, c, gaps ? d : NULL, algos[a], 0, L);
+              if (sym) run(p, c, gaps ? d : NULL, algos[a], 1, L);
+              layout_free(L);
+            }
         }
   must_fail("linear");
   must_fail("pairwise");

@@ -1,0 +1,136 @@
+/* hier_a2av.c - node-aware all-to-all with per-rank counts (MPI_Alltoallv):
+ * hier_move.c's two-level all-to-all over unequal blocks (see hier.h for
+ * the segment protocol).
+ *
+ * Every rank copies its send blocks, packed in destination order, into its
+ * region of the node's segment (regions of S units: the node's largest send
+ * total); the blocks from my own node come straight out of the regions; for
+ * a rank d of another node, local rank (local(d) mod k) of my node sends d
+ * one message holding the blocks of my node's k ranks for d, in local
+ * order, read from the regions in place; d receives it from that rank into
+ * its displacements. So each rank sends and receives at most (nodes - 1)
+ * messages, not p - 1; an empty column (every local block for d empty) is
+ * not sent, and d, whose receive counts say the same, posts no receive.
+ * Nodes of one rank send their own blocks straight from the input.
+ *
+ * What it needs: every local rank's send counts (packed offsets in the
+ * regions, the columns' pieces), so spec.vall (the verifier's and the
+ * tools' specs). MPI gives each rank only its own vectors; the agreement
+ * round that would give a node its ranks' counts is not made at run time
+ * yet, so there the row does not fit and the call goes to the default rule.
+ * Only this rank's displacements are used (its own buffers); the SEND and
+ * RECV units are taken to be of one size.
+ */
+#include <stdlib.h>
+#include "hier.h"
+
+/* Units rank j sends before its block for q (packed in destination order). */
+static int64_t packed_before(const collc_spec *s, int j, int q) {
+  int64_t off = 0;
+  for (int d = 0; d < q; d++) off += a2av_count(s, j, A2AV_SEND, d);
+  return off;
+}
+
+/* The largest send total of my node's ranks (the region size). */
+static int64_t region_units(const collc_spec *s, const collc_layout *L, int node) {
+  int64_t most = 0;
+  for (int i = 0; i < L->size[node]; i++) {
+    int64_t t = packed_before(s, layout_rank(L, node, i), s->p);
+    if (t > most) most = t;
+  }
+  return most;
+}
+
+/* Operand of the column for rank d: each local rank's block for d in its
+ * region, local order (empty blocks skipped); *units: their sum. off, len:
+ * room for k runs. */
+static collc_opnd column(hx *H, int d, int64_t *off, int64_t *len, int64_t *units) {
+  int n = 0;
+  *units = 0;
+  for (int j = 0; j < H->k; j++) {
+    int64_t c = a2av_count(H->s, hier_rank(H, j), A2AV_SEND, d);
+    if (c) off[n] = j * H->S + packed_before(H->s, hier_rank(H, j), d), len[n++] = c, *units += c;
+  }
+  return prog_opnd_runs(H->P, BUF_SHM, n, off, len);
+}
+
+/* Operand of my receive blocks from node n's ranks, local order, at my
+ * displacements (empty ones skipped); *units: their sum. */
+static collc_opnd from_node(hx *H, int n, int64_t *off, int64_t *len, int64_t *units) {
+  const collc_spec *s = H->s;
+  int m = 0;
+  *units = 0;
+  for (int i = 0; i < H->L->size[n]; i++) {
+    int q = layout_rank(H->L, n, i);
+    int64_t c = a2av_count(s, s->rank, A2AV_RECV, q);
+    if (c) off[m] = a2av_displ(s, s->rank, A2AV_RECV, q), len[m++] = c, *units += c;
+  }
+  return prog_opnd_runs(H->P, BUF_RECV, m, off, len);
+}
+
+/* The input: my blocks into my region (k > 1), else SEND, or in place a
+ * TMP copy of RECV (receives overwrite blocks still to send). Returns the
+ * buffer my blocks are read from when k == 1. */
+static int stage_input(hx *H) {
+  const collc_spec *s = H->s;
+  collc_prog *P = H->P;
+  int r = s->rank, in = s->in_place ? BUF_RECV : BUF_SEND;
+  if (H->k == 1 && !s->in_place) return BUF_SEND;
+  int64_t all = prog_buf_units(P, in);
+  if (H->k == 1) {
+    if (all) prog_need_tmp(P, all), prog_copy(P, compact(P, in, 0, all), compact(P, BUF_TMP, 0, all));
+    return BUF_TMP;
+  }
+  hier_enter(H);
+  for (int q = 0; q < s->p; q++) {
+    int64_t c = a2av_count(s, r, A2AV_SEND, q);
+    if (c) prog_copy(P, compact(P, in, a2av_displ(s, r, A2AV_SEND, q), c),
+                     hier_region(H, H->me, packed_before(s, r, q), c));
+  }
+  prog_signal(P, 1);
+  hier_await_all(H, 1);
+  return BUF_SHM;
+}
+
+/* My sends to node `to`: for each rank d there that I serve, its column
+ * (k == 1: my own block, from buffer in). */
+static void send_node(hx *H, int to, int in, int64_t *off, int64_t *len) {
+  const collc_spec *s = H->s;
+  for (int i = H->me; i < H->L->size[to]; i += H->k) {
+    int d = layout_rank(H->L, to, i);
+    int64_t n, c = a2av_count(s, s->rank, A2AV_SEND, d);
+    if (H->k == 1 && c) prog_send(H->P, d, compact(H->P, in, a2av_displ(s, s->rank, A2AV_SEND, d), c));
+    if (H->k == 1) continue;
+    collc_opnd o = column(H, d, off, len, &n);
+    if (n) prog_send(H->P, d, o);
+  }
+}
+
+int hier_gen_alltoallv(const collc_spec *s, const collc_choice *c, collc_prog *P) {
+  hx H;
+  int r = s->rank, N;
+  hier_init(&H, s, c, P, region_units(s, s->layout, s->layout->node_of[r]));
+  N = H.L->nnodes;
+  int64_t *off = malloc(2 * ((size_t)s->p + 1) * sizeof *off), *len = off ? off + s->p + 1 : NULL;
+  if (!off) return prog_fail(P, COLLC_ENOMEM, "hier: out of memory"), P->err;
+  int in = stage_input(&H);
+  for (int j = 1; j < N; j++) { /* node - j sends to me, node + j gets mine */
+    int from = (H.node - j + N) % N;
+    int64_t n;
+    collc_opnd o = from_node(&H, from, off, len, &n);
+    if (n) prog_recv(P, layout_rank(H.L, from, H.L->local_of[r] % H.L->size[from]), o);
+    send_node(&H, (H.node + j) % N, in, off, len);
+  }
+  for (int j = 0; j < H.k; j++) { /* my node's blocks for me */
+    int q = hier_rank(&H, j);
+    int64_t cnt = a2av_count(s, r, A2AV_RECV, q);
+    if (!cnt) continue;
+    collc_opnd src = H.k > 1 ? hier_region(&H, j, packed_before(s, q, r), cnt)
+                             : compact(P, in, a2av_displ(s, r, A2AV_SEND, r), cnt);
+    prog_copy(P, src, compact(P, BUF_RECV, a2av_displ(s, r, A2AV_RECV, q), cnt));
+  }
+  prog_wait(P);
+  hier_leave(&H);
+  free(off);
+  return P->err;
+}
