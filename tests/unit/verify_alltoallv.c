@@ -164,13 +164,15 @@ int main(void) {
       for (int sym = 0; sym < 2; sym++)
         for (int gaps = 0; gaps < 2; gaps++) {
           matrix(v, p, sym, gaps, c, d);
-          for (int a = 0; a < NALGO; a++)
-            for (int l = 0; l < (strcmp(algos[a], "hier") ? 1 : NLAYOUT); l++) {
-              collc_layout *L = strcmp(algos[a], "hier") ? NULL : layout_of(l, p);
+          for (int a = 0; a < NALGO; a++) {
+            int hier = !strcmp(algos[a], "hier"); /* (on each layout; the others on none) */
+            for (int l = 0; l < (hier ? NLAYOUT : 1); l++) {
+              collc_layout *L = hier ? layout_of(l, p) : NULL;
               run(p, c, gaps ? d : NULL, algos[a], 0, L);
               if (sym) run(p, c, gaps ? d : NULL, algos[a], 1, L);
               layout_free(L);
             }
+          }
         }
   must_fail("linear");
   must_fail("pairwise");
