@@ -236,6 +236,12 @@ run_case "openmpi/alltoallv COLLC_ALLTOALLV=pairwise np=3" 120 expect_stats \
 run_case "openmpi/alltoallv guard: in-place ialltoallv served by linear np=2" 120 expect_stats \
   "^collc-stats: ialltoallv linear calls=[0-9]+ bytes=[0-9]+ from=guard" \
   env COLLC_STATS=1 "${OMPIRUN[@]}" 2 "$OMPI/tests/mpi_alltoallv"
+# An unusable COLLC_ALLTOALLV falls back to the rule, and the guard still holds
+# for the persistent and nonblocking calls (it hung: they reused the blocking
+# call's unguarded native decision).
+run_case "openmpi/alltoallv unusable COLLC_ALLTOALLV=torus keeps the guard np=2" 120 expect_stats \
+  "^collc-stats: ialltoallv linear calls=[0-9]+ bytes=[0-9]+ from=guard" \
+  env COLLC_ALLTOALLV=torus COLLC_STATS=1 "${OMPIRUN[@]}" 2 "$OMPI/tests/mpi_alltoallv"
 run_case "openmpi/alltoallv self-test must fail np=4" 120 bash -c '! "$@"' _ \
   env COLLC_TEST_BREAK=9 "${OMPIRUN[@]}" 4 "$OMPI/tests/mpi_alltoallv"
 # Batches (issue 16): the host batch executor against the scalar path, byte

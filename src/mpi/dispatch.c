@@ -476,6 +476,18 @@ int dispatch_device_native(const dispatch_call *d, long long bytes) {
   return dispatch_native(d, bytes);
 }
 
+/* The decision for call d under text (forced: text is the call's own):
+ * cached, else made now (collective); *st refreshed. NULL: native
+ * (uncached), with *rc an error class or 0. */
+static decision *decision_of(dispatch_call *d, const char *text, const char *forced,
+                             const decision_key *dk, const binding_key *bk, collc_state **st,
+                             int *rc) {
+  decision *D = *st ? cache_decision(*st, dk, text) : NULL;
+  if (!D) D = decide(d, text, forced != NULL, dk, bk, rc);
+  *st = state_get(d->comm, 0);
+  return D;
+}
+
 int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes) {
   dispatch_call call = *d0, *d = &call; /* with the node layout */
   decision_key dk;
@@ -508,14 +520,14 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
     return MPI_SUCCESS;
   }
   decision *D = NULL;
-  if (strcmp(text, "native") != 0) {
-    dispatch_decision_key(d, &dk);
-    dispatch_binding_key(d, &bk);
-    if (!st || !(D = cache_decision(st, &dk, text)))
-      D = decide(d, text, forced != NULL, &dk, &bk, &rc);
-    if (!D && rc) return collc_raise(d->comm, rc);
-    st = state_get(d->comm, 0);
-  }
+  const char *g;
+  if (strcmp(text, "native") != 0 || d->request) /* (keys: only where a decision is looked up) */
+    dispatch_decision_key(d, &dk), dispatch_binding_key(d, &bk);
+  if (strcmp(text, "native") != 0 && !(D = decision_of(d, text, forced, &dk, &bk, &st, &rc)) && rc)
+    return collc_raise(d->comm, rc);
+  if ((!D || D->algo == 0) && d->request && (g = guard_nonblocking(&d->spec)) &&
+      strcmp(text, g) && !(D = decision_of(d, g, NULL, &dk, &bk, &st, &rc)) && rc)
+    return collc_raise(d->comm, rc); /* (native is unsafe here, whatever led to it: the guard's) */
   if (!D || D->algo == 0) {
     if (dev) stats_device(d->spec.coll); /* (marked as the other device calls the library gets) */
     return dispatch_native(d, native_bytes);

@@ -107,12 +107,38 @@ static int nb_awaits_layout(const dispatch_call *d, const char *text) {
          dispatch_uses_segment(&c);
 }
 
-/* Serve d natively (MPI_SUCCESS, nothing decided) because node-aware text
- * has no node segment yet; says so once. */
-static int nb_unset(const dispatch_call *d, const char *text) {
+/* Serve nonblocking d by choice c (decision D if a blocking call made
+ * one) into e. MPI_SUCCESS (e empty: native), or an error class. */
+static int nb_serve_by(dispatch_call *d, collc_state *st, decision *D, const collc_choice *c,
+                    call_entry *e) {
+  int rc = nb_plan(d, st, D, c, e);
+  if (rc < 0) return MPI_SUCCESS;
+  if (rc) return rc;
+  const collc_prog *P = plan_prog(e->plan);
+  e->kind = CALL_PLAN, e->algo = c->algo, e->bytes = plan_bytes(e->plan);
+  e->excl = P->shm_units > 0 || P->ngroups > 0;
+  return MPI_SUCCESS;
+}
+
+/* Serve nonblocking d natively into e (left empty), unless the native
+ * call is unsafe here (guard_nonblocking): then by the guard's algorithm.
+ * Every native outcome of nb_decide comes through here, so a fallback
+ * (an unusable text, a blocking decision for native, no segment yet) never
+ * reaches a native call the guard exists to avoid. */
+static int nb_native_guarded(dispatch_call *d, collc_state *st, call_entry *e) {
+  const char *g = guard_nonblocking(&d->spec);
+  collc_choice c;
+  if (!g || dispatch_choose(d, g, 0, &c) || choice_is_native(&c)) return MPI_SUCCESS;
+  d->src = SRC_GUARD;
+  return nb_serve_by(d, st, NULL, &c, e);
+}
+
+/* Serve d natively (by the guard where native is unsafe) into e because
+ * node-aware text has no node segment yet; says so once. */
+static int nb_unset(dispatch_call *d, collc_state *st, const char *text, call_entry *e) {
   collc_warn_once("nb-setup", "nonblocking %s %s: served natively until a blocking call of "
                   "the same kind has set up its node segment", coll_name(d->spec.coll), text);
-  return MPI_SUCCESS;
+  return nb_native_guarded(d, st, e);
 }
 
 /* Decide nonblocking call d (d->spec.layout set if known) with algorithm
@@ -125,31 +151,25 @@ static int nb_decide(dispatch_call *d, const char *forced, collc_state *st, call
   decision_key dk;
   const char *text = nb_selection(d, forced, st);
   int by_name = forced || *config_get()->algorithm[d->spec.coll];
-  if (by_name && nb_awaits_layout(d, text)) return nb_unset(d, text);
+  if (by_name && nb_awaits_layout(d, text)) return nb_unset(d, st, text, e);
   int rc = strcmp(text, "native") ? dispatch_choose(d, text, forced != NULL, &c) : -1;
   if (rc > 0) return rc;
   if (dispatch_empty(&d->spec)) { /* nothing moves, on every rank */
     e->kind = CALL_EMPTY, e->algo = rc ? 0 : c.algo;
     return MPI_SUCCESS;
   }
-  if (rc || choice_is_native(&c)) return MPI_SUCCESS;
+  if (rc || choice_is_native(&c)) return nb_native_guarded(d, st, e);
   dispatch_decision_key(d, &dk);
   decision *D = cache_decision(st, &dk, text);
-  if (D && D->algo == 0) return MPI_SUCCESS; /* the blocking call could not build it */
+  if (D && D->algo == 0) return nb_native_guarded(d, st, e); /* (the blocking call could not build it) */
   if (D) c = D->choice;
   else if (dispatch_uses_segment(&c)) { /* no segment set up for it */
-    if (by_name) return nb_unset(d, text);
+    if (by_name) return nb_unset(d, st, text, e);
     text = dispatch_guarded(d, select_nonblocking(&d->spec, 0, &d->src)); /* rows needing no set-up */
     if (!strcmp(text, "native") || dispatch_choose(d, text, 0, &c) || choice_is_native(&c))
-      return MPI_SUCCESS;
+      return nb_native_guarded(d, st, e);
   }
-  rc = nb_plan(d, st, D, &c, e);
-  if (rc < 0) return MPI_SUCCESS;
-  if (rc) return rc;
-  const collc_prog *P = plan_prog(e->plan);
-  e->kind = CALL_PLAN, e->algo = c.algo, e->bytes = plan_bytes(e->plan);
-  e->excl = P->shm_units > 0 || P->ngroups > 0;
-  return MPI_SUCCESS;
+  return nb_serve_by(d, st, D, &c, e);
 }
 
 /* Empty e's contents (what a nonblocking entry owns); lender: the state
