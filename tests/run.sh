@@ -236,6 +236,17 @@ run_case "openmpi/alltoallv COLLC_ALLTOALLV=pairwise np=3" 120 expect_stats \
 run_case "openmpi/alltoallv guard: in-place ialltoallv served by linear np=2" 120 expect_stats \
   "^collc-stats: ialltoallv linear calls=[0-9]+ bytes=[0-9]+ from=guard" \
   env COLLC_STATS=1 "${OMPIRUN[@]}" 2 "$OMPI/tests/mpi_alltoallv"
+# hier over unequal blocks: its agreement round (every rank's send counts) at
+# each blocking call and at the persistent init; forced where the elements
+# differ in size, MPI_ERR_ARG. Nodes of 2, of 3 and 1, one node of 3.
+for c in "5 2" "4 3" "3 0"; do
+  set -- $c
+  where="node=$2" && [[ $2 == 0 ]] && where="one node"
+  run_case "openmpi/alltoallv hier agreed, forced and persistent np=$1 $where" 120 expect_all \
+    "^collc-stats: alltoallv hier calls=84 .*from=call" \
+    "^collc-stats: alltoallv hier calls=168 .*from=info" -- \
+    env COLLC_TEST_HIER=1 COLLC_NODE_SIZE=$2 COLLC_STATS=1 "${OMPIRUN[@]}" $1 "$OMPI/tests/mpi_alltoallv"
+done
 # An unusable COLLC_ALLTOALLV falls back to the rule, and the guard still holds
 # for the persistent and nonblocking calls (it hung: they reused the blocking
 # call's unguarded native decision).
@@ -692,6 +703,9 @@ for np in 1 2 3 4 5; do
   run_case "mpich/alltoallv quick np=$np" 120 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
     "$MPICH/tests/mpi_alltoallv"
 done
+run_case "mpich/alltoallv hier agreed quick np=5 node=2" 120 expect_stats \
+  "^collc-stats: alltoallv hier calls=[0-9]+ .*from=call" env COLLC_TEST_QUICK=1 COLLC_TEST_HIER=1 \
+  COLLC_NODE_SIZE=2 COLLC_STATS=1 "${MPICHRUN[@]}" 5 "$MPICH/tests/mpi_alltoallv"
 for np in 1 2 3 5 8; do
   run_case "mpich/alltoall np=$np" 300 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
     "$MPICH/tests/mpi_alltoall"
@@ -978,6 +992,8 @@ run_case "asan/rooted gather scatter np=3" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 3 build-asan/tests/mpi_rooted
 run_case "asan/alltoallv np=3" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 3 build-asan/tests/mpi_alltoallv
+run_case "asan/alltoallv hier agreed np=3 node=2" 120 env ASAN_OPTIONS=detect_leaks=0 \
+  COLLC_TEST_HIER=1 COLLC_NODE_SIZE=2 "${OMPIRUN[@]}" 3 build-asan/tests/mpi_alltoallv
 run_case "asan/kernels np=2" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 2 build-asan/tests/mpi_kernels
 for np in 2 5; do

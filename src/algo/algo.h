@@ -51,8 +51,9 @@ typedef struct {
   const char *summary;
   int needs; /* ALGO_ANY, or where ranks must be: ALGO_SHARED_NODES (it uses the node
                 segment: some ranks share a node), ALGO_ONE_NODE (all ranks on one) */
-  int agrees; /* it needs the counts MPI gives the root only on every rank (gatherv,
-                 scatterv: spec.agreed; the dispatch layer broadcasts them first) */
+  int agrees; /* it needs on every rank what MPI gives only some: the root's counts
+                 (gatherv, scatterv: spec.agreed), every rank's (alltoallv: spec.vall);
+                 the dispatch layer's agreement round (agree.c) gives them first */
 } collc_algo;
 
 enum { ALGO_ANY = 0, ALGO_SHARED_NODES, ALGO_ONE_NODE };

@@ -489,12 +489,12 @@ static int hier_vresolve(const collc_spec *s, collc_choice *c, char *why, size_t
   return algo_agreed(s, "hier", why, wlen) ? COLLC_EUNFIT : hier_resolve(s, c, why, wlen);
 }
 
-/* Alltoallv: every local rank's send counts (spec.vall; MPI gives each
- * rank its own, and no agreement round gives a node its ranks' yet). */
+/* Alltoallv: every local rank's send counts (spec.vall: MPI gives each
+ * rank its own; the dispatch layer's agreement round gives them all). */
 static int hier_a2av_resolve(const collc_spec *s, collc_choice *c, char *why, size_t wlen) {
   if (s->vall) return hier_resolve(s, c, why, wlen);
-  snprintf(why, wlen, "hier: alltoallv needs every local rank's send counts, which no "
-           "agreement round gives it at run time yet");
+  snprintf(why, wlen, "hier: alltoallv needs every rank's send counts, agreed on by blocking "
+           "and persistent calls (p <= 256, elements of one size), not nonblocking ones");
   return COLLC_EUNFIT;
 }
 
@@ -519,4 +519,4 @@ HIER_ROW(algo_scatter_hier, COLLC_COLL_SCATTER, hier_gen_scatter, "hier");
 HIER_ROW_OF(algo_gatherv_hier, COLLC_COLL_GATHERV, hier_vresolve, hier_gen_gather, "hier", 1);
 HIER_ROW_OF(algo_scatterv_hier, COLLC_COLL_SCATTERV, hier_vresolve, hier_gen_scatter, "hier", 1);
 HIER_ROW_OF(algo_alltoallv_hier, COLLC_COLL_ALLTOALLV, hier_a2av_resolve, hier_gen_alltoallv,
-            "hier", 0);
+            "hier", 1);

@@ -14,12 +14,13 @@
  * Nodes of one rank send their own blocks straight from the input.
  *
  * What it needs: every local rank's send counts (packed offsets in the
- * regions, the columns' pieces), so spec.vall (the verifier's and the
- * tools' specs). MPI gives each rank only its own vectors; the agreement
- * round that would give a node its ranks' counts is not made at run time
- * yet, so there the row does not fit and the call goes to the default rule.
- * Only this rank's displacements are used (its own buffers); the SEND and
- * RECV units are taken to be of one size.
+ * regions, the columns' pieces), so spec.vall. MPI gives each rank only
+ * its own vectors; blocking and persistent calls make an agreement round
+ * that gives every rank all ranks' send sides (src/mpi/agree.c: one
+ * allgather), nonblocking ones cannot (the row does not fit there). It
+ * reads no other rank's receive side or displacements (only its own
+ * buffers' offsets: the verifier gives it zeros there), and takes the SEND
+ * and RECV units to be of one size on every rank (the round checks that).
  */
 #include <stdlib.h>
 #include "hier.h"

@@ -853,11 +853,33 @@ static void free_state(vstate *V, int own_programs) {
 
 /* Allocate the state for programs progs[0..p-1] (given, or compiled from c
  * when progs is NULL); 0 or -1. */
+/* Alltoallv (every rank's vectors, s->vall): rank sr->rank's spec as the
+ * dispatch layer gives it: its own vectors only (vall 0), or for a choice
+ * that agrees what the agreement round gives (src/mpi/agree.c): the other
+ * ranks' send sides, its own both sides and displacements, zeros elsewhere.
+ * So a program reading more is caught. *own: the vectors, malloc'd. 0, or
+ * -1 out of memory. */
+static int a2av_view(collc_spec *sr, const collc_choice *c, int64_t **own) {
+  int p = sr->p, side = sr->in_place ? A2AV_RECV : A2AV_SEND, all = algo_registry[c->algo]->agrees;
+  size_t vec = 2 * (size_t)p, n = all ? (size_t)p * vec : vec, at = all ? (size_t)sr->rank * vec : 0;
+  const int64_t *oc = spec_own_vec(sr, sr->counts), *od = spec_own_vec(sr, sr->displs);
+  int64_t *C = sr->vall ? calloc(2 * n, sizeof *C) : NULL, *D = C + n;
+  if (!sr->vall) return 0;
+  if (!C) return -1;
+  for (int q = 0; all && q < p; q++)
+    for (int j = 0; j < p; j++) C[q * vec + side * p + j] = a2av_count(sr, q, A2AV_SEND, j);
+  memcpy(C + at, oc, vec * sizeof *C);
+  if (od) memcpy(D + at, od, vec * sizeof *D);
+  sr->counts = *own = C, sr->displs = od ? D : NULL, sr->vall = all;
+  return 0;
+}
+
 /* Gatherv and scatterv off the root, for a choice that does not agree on
  * the counts: the rank's spec as MPI gives it (its own count, zeros, no
  * displs; *own the counts, malloc'd), so that a program reading other
  * ranks' counts is caught. 0, or -1 out of memory. */
 static int mpi_view(collc_spec *sr, const collc_choice *c, int64_t **own) {
+  if (coll_desc_of(sr->coll)->counts_local) return a2av_view(sr, c, own);
   if (!coll_desc_of(sr->coll)->root_counts || sr->rank == sr->root || algo_registry[c->algo]->agrees)
     return 0;
   if (!(*own = calloc((size_t)sr->p, sizeof **own))) return -1;

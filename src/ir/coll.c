@@ -54,20 +54,27 @@ int spec_vec_len(const collc_spec *s) {
   return d && d->counts_local ? 2 * s->p : s->p;
 }
 
-/* s->rank's counts (or displs) in v (every rank's when s->vall). */
-static const int64_t *own_vec(const collc_spec *s, const int64_t *v) {
+const int64_t *spec_own_vec(const collc_spec *s, const int64_t *v) {
   return v && s->vall ? v + (size_t)s->rank * (size_t)spec_vec_len(s) : v;
 }
 
 uint64_t spec_counts_hash(const collc_spec *s) {
-  return hash_vec(own_vec(s, s->counts), spec_vec_len(s));
+  return hash_vec(spec_own_vec(s, s->counts), spec_vec_len(s));
 }
 
 uint64_t spec_displs_hash(const collc_spec *s) {
-  return hash_vec(own_vec(s, s->displs), spec_vec_len(s));
+  return hash_vec(spec_own_vec(s, s->displs), spec_vec_len(s));
 }
 
 /* ---- alltoallv: each rank's send and receive vectors ---- */
+
+uint64_t spec_sends_hash(const collc_spec *s) {
+  uint64_t h = 1469598103934665603ull;
+  if (!s->counts || !s->vall) return 0;
+  for (int r = 0; r < s->p; r++)
+    for (int q = 0; q < s->p; q++) h = (h ^ (uint64_t)a2av_count(s, r, A2AV_SEND, q)) * 1099511628211ull;
+  return h;
+}
 
 /* Index of rank r's side `side` entry q in counts/displs (in place: the receive side). */
 static size_t a2av_at(const collc_spec *s, int r, int side, int q) {

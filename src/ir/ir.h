@@ -113,6 +113,11 @@ int64_t spec_block_len(const collc_spec *s, int r);
  * s->displs (0 without them), for binding keys. */
 uint64_t spec_counts_hash(const collc_spec *s);
 uint64_t spec_displs_hash(const collc_spec *s);
+/* s->rank's own vector in v, s->counts or s->displs (v itself unless s->vall). */
+const int64_t *spec_own_vec(const collc_spec *s, const int64_t *v);
+/* Alltoallv with every rank's vectors (s->vall): a hash of every rank's
+ * send side alone (what the agreement round gives every rank alike), else 0. */
+uint64_t spec_sends_hash(const collc_spec *s);
 /* Values in one rank's counts (and displs): p, or 2p for alltoallv. */
 int spec_vec_len(const collc_spec *s);
 /* Alltoallv, rank r's side (r must be s->rank unless s->vall): units r

@@ -53,43 +53,6 @@ static int agree(MPI_Comm comm, int ok) {
   return request_wait_native(&q) == MPI_SUCCESS ? all : 0;
 }
 
-/* The agreement round of gatherv or scatterv call d under text, when it
- * names an algorithm that needs every rank to know the root's counts
- * (collc_algo.agrees; the text is the same on every rank, so all make it
- * or none): one allreduce (MAX) of p + 2 values over d's communicator,
- * into d->vown: the root's p counts (the others give zeros), then the
- * largest and the negated smallest element size. With one element size
- * on every rank (the tree's units), d's spec then holds the root's counts
- * and total, spec.agreed; else it stays as it was (the algorithm does not
- * fit, on every rank alike). Such a call is not remembered in the call
- * cache (d->ck cleared): a rank's key there is its own arguments, while
- * whether the next call may skip the round depends on every rank's (the
- * root's counts, the element sizes), so each call makes it.
- * MPI_SUCCESS or the reduction's error. */
-static int agree_counts(dispatch_call *d, const char *text) {
-  int p = d->spec.p, me = d->spec.rank, rc;
-  int64_t *c = d->vown, own = c ? c[me] : 0, total = 0;
-  if (!c || !coll_desc_of(d->spec.coll)->root_counts || !algo_text_agrees(d->spec.coll, text))
-    return MPI_SUCCESS;
-  d->ck = NULL;
-  if (me != d->spec.root) memset(c, 0, (size_t)p * sizeof *c);
-  c[p] = d->spec.unit_bytes, c[p + 1] = -d->spec.unit_bytes;
-#ifdef SMPI_SHARED_MALLOC /* (SMPI: see agree) */
-  rc = PMPI_Allreduce(MPI_IN_PLACE, c, p + 2, MPI_INT64_T, MPI_MAX, d->comm);
-#else
-  MPI_Request q;
-  rc = PMPI_Iallreduce(MPI_IN_PLACE, c, p + 2, MPI_INT64_T, MPI_MAX, d->comm, &q);
-  if (rc == MPI_SUCCESS) rc = request_wait_native(&q);
-#endif
-  if (rc == MPI_SUCCESS && c[p] != -c[p + 1]) { /* (element sizes differ: as before) */
-    if (me != d->spec.root) memset(c, 0, (size_t)p * sizeof *c), c[me] = own;
-    return MPI_SUCCESS;
-  }
-  for (int q = 0; q < p; q++) total += c[q];
-  d->spec.count = total, d->spec.agreed = 1;
-  return rc;
-}
-
 /* The selection text for call d, its source into d->src: forced, else
  * the info hint, else COLLC_<COLL>, else the default rule: its rows, else
  * (large communicators) the simulator's pick, which is collective (st: d's
@@ -117,11 +80,13 @@ const char *dispatch_guarded(dispatch_call *d, const char *text) {
  * the default rule (and that to native). Returns 0 or MPI_ERR_ARG. */
 int dispatch_choose(dispatch_call *d, const char *text, int forced, collc_choice *c) {
   char why[200] = "text too long";
+  d->fell_back = 0;
   if (strlen(text) < sizeof((decision_key *)0)->algo &&
       choice_parse(d->spec.coll, text, c, why, sizeof why) == 0 &&
       choice_resolve(&d->spec, c, why, sizeof why) == 0)
     return 0;
   if (forced) return MPI_ERR_ARG;
+  d->fell_back = 1;
   const char *env = config_get()->algorithm[d->spec.coll];
   if (d->hint || *env)
     collc_warn_once(text, "%s=%s: %s; using the default rule",
@@ -154,7 +119,8 @@ void dispatch_decision_key(const dispatch_call *d, decision_key *k) {
     k->ext = (long long)ext, k->text = (long long)text;
   }
   k->algo[0] = 0;
-  k->chash = coll_counts_shared(s) ? spec_counts_hash(s) : 0; /* (else only this rank's) */
+  k->chash = s->vall ? spec_sends_hash(s) /* (agreed: what every rank holds alike) */
+             : coll_counts_shared(s) ? spec_counts_hash(s) : 0; /* (else only this rank's) */
   k->agreed = s->agreed;
 }
 
@@ -239,7 +205,7 @@ static decision *decide(dispatch_call *d, const char *text, int forced,
   if ((*err = dispatch_choose(d, text, forced, &c))) return NULL;
   decision *D = cache_add_decision(st, dk, text);
   if (!agree(d->comm, D != NULL)) return NULL; /* (an orphan D stays cached as native) */
-  D->choice = c;
+  D->choice = c, D->fell_back = d->fell_back;
   if (choice_is_native(&c)) return D;
   collc_prog *P = dispatch_compile(&d->spec, &c, why, sizeof why);
   collc_plan *pl = NULL;
@@ -273,7 +239,8 @@ int dispatch_plan_of(const dispatch_call *d, decision *D, const binding_key *bk,
   collc_plan *pl;
   MPI_Comm *gcomm;
   int cacheable = bk->sserial >= 0 && bk->rserial >= 0;
-  if ((*B = cache_plan(D, bk)) && !plan_counts_are((*B)->plan, d->spec.counts, d->spec.displs))
+  const int64_t *c = spec_own_vec(&d->spec, d->spec.counts), *dp = spec_own_vec(&d->spec, d->spec.displs);
+  if ((*B = cache_plan(D, bk)) && !plan_counts_are((*B)->plan, c, dp))
     cacheable = 0, *B = NULL; /* counts of another call with the same hash: bound per call */
   if (*B) return MPI_SUCCESS;
   collc_prog *P = dispatch_compile(&d->spec, &D->choice, why, sizeof why);
@@ -478,11 +445,13 @@ int dispatch_device_native(const dispatch_call *d, long long bytes) {
 
 /* The decision for call d under text (forced: text is the call's own):
  * cached, else made now (collective); *st refreshed. NULL: native
- * (uncached), with *rc an error class or 0. */
+ * (uncached), with *rc an error class or 0 (MPI_ERR_ARG: forced text
+ * whose cached decision fell back, as deciding anew would refuse it). */
 static decision *decision_of(dispatch_call *d, const char *text, const char *forced,
                              const decision_key *dk, const binding_key *bk, collc_state **st,
                              int *rc) {
   decision *D = *st ? cache_decision(*st, dk, text) : NULL;
+  if (D && forced && D->fell_back) return (*rc = MPI_ERR_ARG), NULL;
   if (!D) D = decide(d, text, forced != NULL, dk, bk, rc);
   *st = state_get(d->comm, 0);
   return D;
@@ -506,7 +475,7 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
       state_layout(st, d->comm) == MPI_SUCCESS) /* (collective, once per communicator) */
     call.spec.layout = st->layout;
   const char *text = selection(d, forced, st);
-  if ((rc = agree_counts(d, text))) return collc_raise(d->comm, rc);
+  if ((rc = dispatch_agree(d, text))) return collc_raise(d->comm, rc);
   if (dispatch_empty(&d->spec)) { /* nothing moves, on every rank */
     if ((rc = dispatch_choose(d, text, forced != NULL, &c))) return collc_raise(d->comm, rc);
     if (d->request) { /* counted at each start; needs no datatypes */

@@ -21,6 +21,7 @@ typedef struct dispatch_call {
   const call_key *ck;   /* a call of the default selection: its call-cache key */
   MPI_Request *ireq;    /* a nonblocking call: its request; NULL: blocking or persistent */
   int src;              /* where its selection text came from (SRC_*), set by the selection */
+  int fell_back;        /* its text did not fit: the default rule's (dispatch_choose) */
   /* Counted collectives (vcoll.c): the user's arguments for the native call. */
   const int *vcounts, *vdispls; /* recvcounts; allgatherv's displs */
   int vsendcount;               /* allgatherv's sendcount */
@@ -103,6 +104,13 @@ int dispatch_empty(const collc_spec *s);
  * usable (e->need_recv: RECV has units; e->need_send: SEND has, not in
  * place; neither for a barrier). */
 void dispatch_entry_buffers(const collc_spec *s, call_entry *e);
+/* The agreement round of call d under selection text (agree.c), when
+ * text names an algorithm that needs what MPI gives only some ranks
+ * (collc_algo.agrees): then d's spec holds it (spec.agreed, spec.vall) or,
+ * where the ranks' elements differ in size, stays as it was; d->ck is
+ * cleared. Collective: blocking and persistent calls only. MPI_SUCCESS or
+ * an error class. */
+int dispatch_agree(dispatch_call *d, const char *text);
 /* Serve call d natively: the native call now, or (persistent init) a
  * request that makes it at each start. Counted as native with bytes. */
 int dispatch_native(const dispatch_call *d, long long bytes);

@@ -53,6 +53,8 @@ typedef struct {
   decision_key key;
   int algo;            /* registry index served; 0 = native */
   collc_choice choice; /* resolved */
+  int fell_back;       /* the text did not fit: choice is the default rule's (a call
+                          forcing that text is refused, dispatch.c) */
   binding bound[STATE_MAX_BINDINGS];
   int nbound; /* most recently used first */
 } decision;
@@ -146,6 +148,8 @@ typedef struct {
                                     segment or group communicators) run one at a time */
   signed char simsel[COLLC_COLL_COUNT][2][SIM_BUCKETS]; /* simselect.c: 0 unknown, 1 native,
                                            2 + candidate; [commutative][half decade of bytes] */
+  int64_t *agreed;        /* agree.c's scratch (alltoallv: every rank's counts), NULL until used */
+  size_t agreed_cap;      /* its values */
   int refs;     /* persistent requests using this state */
   int orphan;   /* the communicator is gone; freed with the last reference */
 } collc_state;

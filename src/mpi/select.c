@@ -20,7 +20,8 @@ typedef tune_row rule;
 
 long long select_bytes(const collc_spec *s) {
   if (!coll_counts_shared(s)) return 0; /* (this rank's alone: they decide nothing) */
-  if (coll_desc_of(s->coll)->per_block) return s->unit_bytes;
+  if (coll_desc_of(s->coll)->per_block || s->vall) /* (alltoallv agreed: its units size the segment) */
+    return s->unit_bytes;
   return s->count * s->unit_bytes;
 }
 

@@ -27,7 +27,11 @@
  * Self-test: COLLC_TEST_BREAK=N corrupts the N-th result on the last rank:
  * the program must fail. COLLC_TEST_QUICK=1: fewer matrices and types (all
  * zero, one rank receiving everything, primes, random; no contiguous(2, int));
- * COLLC_TEST_KIND=<digits>: only those matrix kinds (debugging). */
+ * COLLC_TEST_KIND=<digits>: only those matrix kinds (debugging).
+ * COLLC_TEST_HIER=1 (ranks sharing nodes: p > 1): hier forced too, its
+ * agreement round at each blocking call and at the persistent init (info
+ * collc_algorithm=hier); where the ranks' elements differ in size (send
+ * 2 ints, receive 1) forced hier must return MPI_ERR_ARG on every rank. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +42,7 @@
 #define MAXE 12288 /* ints of a buffer */
 #define ORIGIN 2048 /* ints before the buffer pointer (negative displacements) */
 
-static int rank, size, fails, results, break_at;
+static int rank, size, fails, results, break_at, hier_on;
 static long checks;
 static unsigned long long seed = 15;
 static int M[MAXP][MAXP];
@@ -128,12 +132,34 @@ static int icall(const acase *c, const char *algo, int *sb, int *rb, MPI_Request
 
 static int *buf[8];
 
-/* Blocking: every algorithm and the default twice. */
+/* Whether c's send and receive elements differ in size (no hier then). */
+static int sizes_differ(const acase *c) {
+  int s, r;
+  MPI_Type_size(c->st, &s), MPI_Type_size(c->rt, &r);
+  return !c->ip && s != r;
+}
+
+/* Forced hier on c where it cannot agree: MPI_ERR_ARG (every rank alike). */
+static void hier_refused(const acase *c, const char *what) {
+  int cls, rc;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  rc = call(c, "hier", buf[0], buf[2]);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  MPI_Error_class(rc, &cls);
+  checks++;
+  if (cls != MPI_ERR_ARG) printf("FAIL rank %d: %s hier on unequal elements gave %d\n", rank, what, cls), fails++;
+}
+
+/* Blocking: every algorithm and the default twice (and hier). */
 static void blocking(const acase *c, const char *what) {
-  static const char *algos[] = {"native", "linear", "pairwise", NULL, NULL};
+  static const char *algos[] = {"native", "linear", "pairwise", NULL, NULL, "hier"};
   int *sb = buf[0], *want = buf[1], *got = buf[2];
   truth(c, sb, want);
-  for (int a = 0; a < 5; a++) {
+  for (int a = 0; a < 5 + hier_on; a++) {
+    if (a == 5 && sizes_differ(c)) {
+      hier_refused(c, what);
+      break;
+    }
     fill(c, sb, got);
     int rc = call(c, algos[a], sb, got);
     if (rc != MPI_SUCCESS) printf("FAIL rank %d: %s %s returned %d\n", rank, what, algos[a] ? algos[a] : "default", rc), fails++;
@@ -158,10 +184,11 @@ static void nonblocking(const acase *c, const char *what) {
     compare(what, algos[a] ? algos[a] : "MPI_Ialltoallv", buf[3 + 2 * a], want);
 }
 
-/* Persistent: linear, pairwise, the default; started twice, new input between. */
+/* Persistent: linear, pairwise, the default (and hier); started twice,
+ * new input between. */
 static void persistent(acase *c, const char *what) {
-  static const char *algos[] = {"linear", "pairwise", NULL};
-  for (int a = 0; a < 3; a++) {
+  static const char *algos[] = {"linear", "pairwise", NULL, "hier"};
+  for (int a = 0; a < 3 + hier_on; a++) {
     MPI_Info info = MPI_INFO_NULL;
     MPI_Request q;
     int *sb = buf[3], *got = buf[4], salt = c->salt;
@@ -245,6 +272,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   break_at = getenv("COLLC_TEST_BREAK") ? atoi(getenv("COLLC_TEST_BREAK")) : 0;
   int quick = getenv("COLLC_TEST_QUICK") != NULL;
+  hier_on = getenv("COLLC_TEST_HIER") && size > 1;
   const char *only = getenv("COLLC_TEST_KIND"); /* (debugging: one matrix kind) */
   if (size > MAXP) {
     if (rank == 0) printf("alltoallv: at most %d ranks\n", MAXP);
