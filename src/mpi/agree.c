@@ -18,10 +18,12 @@
 
 #define AGREE_MAXP 256 /* alltoallv: the matrix, 5 p^2 values, is 2.6 MB there */
 
+#ifndef SMPI_SHARED_MALLOC /* (SMPI: a polling loop never lets simulated time advance) */
 /* Complete collective *q started with rc, moving our requests on. */
 static int finish(int rc, MPI_Request *q) {
   return rc == MPI_SUCCESS ? request_wait_native(q) : rc;
 }
+#endif
 
 /* The gatherv or scatterv round into d->vown: the root's p counts (the
  * others give zeros), then the largest and the negated smallest element
@@ -34,7 +36,7 @@ static int agree_root_counts(dispatch_call *d) {
   int64_t *c = d->vown, own = c[me], total = 0;
   if (me != d->spec.root) memset(c, 0, (size_t)p * sizeof *c);
   c[p] = d->spec.unit_bytes, c[p + 1] = -d->spec.unit_bytes;
-#ifdef SMPI_SHARED_MALLOC /* (SMPI: a polling loop never lets simulated time advance) */
+#ifdef SMPI_SHARED_MALLOC /* (SMPI: see finish) */
   rc = PMPI_Allreduce(MPI_IN_PLACE, c, p + 2, MPI_INT64_T, MPI_MAX, d->comm);
 #else
   MPI_Request q;
@@ -84,7 +86,7 @@ static int agree_sends(dispatch_call *d) {
   if (!m) return MPI_ERR_NO_MEM;
   memcpy(m + me * row, d->spec.counts + side * p, (size_t)p * sizeof *m);
   m[me * row + p] = unit_size(d);
-#ifdef SMPI_SHARED_MALLOC /* (SMPI: see agree_root_counts) */
+#ifdef SMPI_SHARED_MALLOC /* (SMPI: see finish) */
   rc = PMPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, m, (int)row, MPI_INT64_T, d->comm);
 #else
   MPI_Request q;
