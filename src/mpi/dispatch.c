@@ -494,9 +494,10 @@ int dispatch(const dispatch_call *d0, const char *forced, long long native_bytes
     dispatch_decision_key(d, &dk), dispatch_binding_key(d, &bk);
   if (strcmp(text, "native") != 0 && !(D = decision_of(d, text, forced, &dk, &bk, &st, &rc)) && rc)
     return collc_raise(d->comm, rc);
-  if ((!D || D->algo == 0) && d->request && (g = guard_nonblocking(&d->spec)) &&
-      strcmp(text, g) && !(D = decision_of(d, g, NULL, &dk, &bk, &st, &rc)) && rc)
-    return collc_raise(d->comm, rc); /* (native is unsafe here, whatever led to it: the guard's) */
+  if ((!D || D->algo == 0) && d->request && (g = guard_nonblocking(&d->spec)) && strcmp(text, g)) {
+    d->src = SRC_GUARD; /* (native is unsafe here, whatever led to it: the guard's) */
+    if (!(D = decision_of(d, g, NULL, &dk, &bk, &st, &rc)) && rc) return collc_raise(d->comm, rc);
+  }
   if (!D || D->algo == 0) {
     if (dev) stats_device(d->spec.coll); /* (marked as the other device calls the library gets) */
     return dispatch_native(d, native_bytes);
