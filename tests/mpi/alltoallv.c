@@ -31,7 +31,8 @@
  * COLLC_TEST_HIER=1 (ranks sharing nodes: p > 1): hier forced too, its
  * agreement round at each blocking call and at the persistent init (info
  * collc_algorithm=hier); where the ranks' elements differ in size (send
- * 2 ints, receive 1) forced hier must return MPI_ERR_ARG on every rank. */
+ * 2 ints, receive 1) forced hier must return MPI_ERR_ARG on every rank, as
+ * must a forced nonblocking hier (it cannot make the round). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,6 +183,16 @@ static void nonblocking(const acase *c, const char *what) {
   MPI_Waitall(n, q, sts);
   for (int a = 0; a < n; a++)
     compare(what, algos[a] ? algos[a] : "MPI_Ialltoallv", buf[3 + 2 * a], want);
+  if (hier_on) { /* (no agreement round without blocking: forced hier is refused) */
+    int cls, rc;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rc = icall(c, "hier", buf[2], buf[3], &q[0]);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    if (rc == MPI_SUCCESS) MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+    MPI_Error_class(rc, &cls);
+    checks++;
+    if (cls != MPI_ERR_ARG) printf("FAIL rank %d: %s ialltoallv hier gave %d\n", rank, what, cls), fails++;
+  }
 }
 
 /* Persistent: linear, pairwise, the default (and hier); started twice,
