@@ -205,7 +205,7 @@ static decision *decide(dispatch_call *d, const char *text, int forced,
   if ((*err = dispatch_choose(d, text, forced, &c))) return NULL;
   decision *D = cache_add_decision(st, dk, text);
   if (!agree(d->comm, D != NULL)) return NULL; /* (an orphan D stays cached as native) */
-  D->choice = c, D->fell_back = d->fell_back;
+  D->choice = c, D->fell_back = d->fell_back, D->src = d->src;
   if (choice_is_native(&c)) return D;
   collc_prog *P = dispatch_compile(&d->spec, &c, why, sizeof why);
   collc_plan *pl = NULL;
@@ -452,6 +452,7 @@ static decision *decision_of(dispatch_call *d, const char *text, const char *for
                              int *rc) {
   decision *D = *st ? cache_decision(*st, dk, text) : NULL;
   if (D && forced && D->fell_back) return (*rc = MPI_ERR_ARG), NULL;
+  if (D && D->fell_back) d->src = D->src; /* (counted as the rule's, as when it was made) */
   if (!D) D = decide(d, text, forced != NULL, dk, bk, rc);
   *st = state_get(d->comm, 0);
   return D;

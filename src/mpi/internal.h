@@ -54,7 +54,8 @@ typedef struct {
   int algo;            /* registry index served; 0 = native */
   collc_choice choice; /* resolved */
   int fell_back;       /* the text did not fit: choice is the default rule's (a call
-                          forcing that text is refused, dispatch.c) */
+                          forcing that text is refused, dispatch.c), from src (SRC_*) */
+  int src;
   binding bound[STATE_MAX_BINDINGS];
   int nbound; /* most recently used first */
 } decision;

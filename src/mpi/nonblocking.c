@@ -136,8 +136,9 @@ static int nb_native_guarded(dispatch_call *d, collc_state *st, call_entry *e) {
 /* Serve d natively (by the guard where native is unsafe) into e because
  * node-aware text has no node segment yet; says so once. */
 static int nb_unset(dispatch_call *d, collc_state *st, const char *text, call_entry *e) {
-  collc_warn_once("nb-setup", "nonblocking %s %s: served natively until a blocking call of "
-                  "the same kind has set up its node segment", coll_name(d->spec.coll), text);
+  collc_warn_once("nb-setup", "nonblocking %s %s: served natively (or by the guard) until a "
+                  "blocking call of the same kind has set up its node segment",
+                  coll_name(d->spec.coll), text);
   return nb_native_guarded(d, st, e);
 }
 
