@@ -42,10 +42,15 @@ int64_t spec_block_off(const collc_spec *s, int r) {
 
 int64_t spec_block_len(const collc_spec *s, int r) { return s->counts[r]; }
 
+#define FNV_START 1469598103934665603ull
+
+/* One FNV-1a step of h over value v. */
+static uint64_t fnv(uint64_t h, int64_t v) { return (h ^ (uint64_t)v) * 1099511628211ull; }
+
 /* FNV-1a over v[0..n), or 0 for no vector. */
 static uint64_t hash_vec(const int64_t *v, int n) {
-  uint64_t h = 1469598103934665603ull;
-  for (int q = 0; v && q < n; q++) h = (h ^ (uint64_t)v[q]) * 1099511628211ull;
+  uint64_t h = FNV_START;
+  for (int q = 0; v && q < n; q++) h = fnv(h, v[q]);
   return v ? h : 0;
 }
 
@@ -69,10 +74,10 @@ uint64_t spec_displs_hash(const collc_spec *s) {
 /* ---- alltoallv: each rank's send and receive vectors ---- */
 
 uint64_t spec_sends_hash(const collc_spec *s) {
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = FNV_START;
   if (!s->counts || !s->vall) return 0;
   for (int r = 0; r < s->p; r++)
-    for (int q = 0; q < s->p; q++) h = (h ^ (uint64_t)a2av_count(s, r, A2AV_SEND, q)) * 1099511628211ull;
+    for (int q = 0; q < s->p; q++) h = fnv(h, a2av_count(s, r, A2AV_SEND, q));
   return h;
 }
 
