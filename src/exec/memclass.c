@@ -29,14 +29,45 @@ static struct {
 
 /* ---- the CUDA query (runtime API, loaded with dlopen) ---- */
 
-typedef struct { /* cudaPointerAttributes since CUDA 11 */
+/* cudaPointerAttributes as CUDA 13 lays it out (88 bytes: CUDA 13 added
+ * reserved[8], and the runtime writes the whole struct). A shorter copy here
+ * let cudaPointerGetAttributes overwrite the caller's stack: on the first
+ * GPU run every collective crashed. pad: room for a later runtime's growth. */
+typedef struct {
   int type;      /* 0 unregistered, 1 host, 2 device, 3 managed */
   int device;
   void *devptr, *hostptr;
+  long reserved[8];
+  long pad[16];
 } cuda_attr;
 
 static int (*cu_attr)(cuda_attr *a, const void *p);
 static int (*cu_range)(uintptr_t *base, size_t *size, uintptr_t p); /* cuMemGetAddressRange_v2 */
+/* The driver's context state: whether device memory can exist yet. */
+static int (*cu_primary)(int dev, unsigned *flags, int *active); /* cuDevicePrimaryCtxGetState */
+static int (*cu_current)(void **ctx);                            /* cuCtxGetCurrent */
+static int cu_devices;
+static atomic_int cu_ctx_seen; /* a context was seen: from then on, always ask */
+
+/* Whether no CUDA context exists yet, so that no buffer can be device memory
+ * and nothing need be asked: no primary context active and none current on
+ * this thread (the runtime's cudaMalloc makes the primary one active; a
+ * driver-API program's own context is current where it calls MPI). A CPU
+ * program on a GPU node so pays two driver reads per buffer, not
+ * cudaPointerGetAttributes (measured on an H200 node: README). Without the
+ * two functions: 0 (ask). */
+static int no_context(void) {
+  void *ctx = NULL;
+  int active = 0;
+  unsigned flags;
+  if (atomic_load_explicit(&cu_ctx_seen, memory_order_relaxed) || !cu_primary || !cu_current)
+    return 0;
+  if (cu_current(&ctx) == 0 && ctx) active = 1;
+  for (int d = 0; d < cu_devices && !active; d++)
+    if (cu_primary(d, &flags, &active) != 0) active = 1; /* (cannot tell: ask) */
+  if (active) atomic_store(&cu_ctx_seen, 1);
+  return !active;
+}
 
 static int cuda_query(const void *p, memclass_range *out) {
   static const int cls[4] = {MEM_HOST, MEM_PINNED, MEM_DEVICE, MEM_MANAGED};
@@ -60,7 +91,11 @@ static int cuda_load(void) {
   int n = 0;
   cu_attr = h ? (int (*)(cuda_attr *, const void *))dlsym(h, "cudaPointerGetAttributes") : NULL;
   if (drv) cu_range = (int (*)(uintptr_t *, size_t *, uintptr_t))dlsym(drv, "cuMemGetAddressRange_v2");
-  return count && cu_attr && count(&n) == 0 && n > 0;
+  if (drv) cu_primary = (int (*)(int, unsigned *, int *))dlsym(drv, "cuDevicePrimaryCtxGetState");
+  if (drv) cu_current = (int (*)(void **))dlsym(drv, "cuCtxGetCurrent");
+  int ok = count && cu_attr && count(&n) == 0 && n > 0;
+  cu_devices = ok ? n : 0;
+  return ok;
 }
 
 /* COLLC_TEST_FAKE_DEVICE's range (config.h): device memory there, host elsewhere. */
@@ -145,6 +180,7 @@ static void drop(uintptr_t lo, uintptr_t hi) {
 int memclass_lookup(const void *ptr) {
   uintptr_t p = (uintptr_t)ptr;
   if (!memclass_cuda() && !mc.query) return MEM_HOST;
+  if (mc.query == cuda_query && no_context()) return MEM_HOST; /* (no device memory yet) */
   int c = cached(p);
   if (c >= 0) return c;
   memclass_range r;
@@ -168,6 +204,7 @@ int memclass_fresh(const void *ptr) {
   uintptr_t p = (uintptr_t)ptr;
   memclass_range r;
   if (p < 4096 || (!memclass_cuda() && !mc.query)) return MEM_HOST;
+  if (mc.query == cuda_query && no_context()) return MEM_HOST;
   pthread_mutex_lock(&mc.lock);
   if (!mc.query || mc.query(ptr, &r) != 0 || r.hi <= p || r.lo > p) r.cls = MEM_HOST;
   write_begin();

@@ -17,6 +17,9 @@
  * managed answers are asked again on every lookup (as a CUDA-aware MPI
  * library does per buffer): cached, a host page unmapped and later reused
  * for a device allocation would have host code touch device memory.
+ * Until a CUDA context exists (none active, none current), no buffer can be
+ * device memory and nothing is asked (a CPU program on a GPU node: two cheap
+ * driver reads per buffer instead of cudaPointerGetAttributes).
  * memclass_forget drops ranges (for a free hook, if one is ever installed).
  * Thread-safe (a sequence lock). */
 #ifndef COLLC_MEMCLASS_H

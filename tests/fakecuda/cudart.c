@@ -41,10 +41,15 @@ typedef struct {
 } fc_alloc;
 static fc_alloc allocs[FC_ALLOCS];
 static int protect = -1; /* FAKECUDA_PROTECT, read on first use */
+/* The primary context: made active, as by CUDA 12 and later, by cudaSetDevice
+ * and by the first allocation or stream (cuDevicePrimaryCtxGetState). */
+static int ctx_active;
 
-typedef struct { /* cudaPointerAttributes since CUDA 11 */
+typedef struct { /* cudaPointerAttributes as CUDA 13 lays it out (written whole, as the
+                   real runtime does: a caller's shorter struct overflows, which ASan shows) */
   int type, device;
   void *devptr, *hostptr;
+  long reserved[8];
 } fc_attr;
 
 /* The allocation holding p, or NULL. */
@@ -103,6 +108,7 @@ static int release(void *p, int type) {
 
 int cudaMalloc(void **p, size_t n) {
   counts[FC_MALLOC]++;
+  ctx_active = 1;
   return alloc(p, n, 2);
 }
 int cudaFree(void *p) {
@@ -111,19 +117,24 @@ int cudaFree(void *p) {
 }
 int cudaMallocHost(void **p, size_t n) {
   counts[FC_HOST_ALLOC]++;
+  ctx_active = 1;
   return alloc(p, n, 1);
 }
 int cudaFreeHost(void *p) { return release(p, 1); }
 
 int cudaGetDeviceCount(int *n) { return *n = 1, 0; }
-int cudaSetDevice(int d) { return d == 0 ? 0 : 101; /* cudaErrorInvalidDevice */ }
+int cudaSetDevice(int d) { return d == 0 ? (ctx_active = 1, 0) : 101; /* cudaErrorInvalidDevice */ }
+int cuDevicePrimaryCtxGetState(int dev, unsigned *flags, int *active) {
+  return dev ? 101 : (*flags = 0, *active = ctx_active, 0);
+}
+int cuCtxGetCurrent(void **ctx) { return *ctx = ctx_active ? (void *)&ctx_active : NULL, 0; }
 int cudaGetDevice(int *d) { return *d = 0, 0; }
 
 int cudaPointerGetAttributes(fc_attr *out, const void *p) {
   const fc_alloc *a = find(p);
   counts[FC_ATTR]++;
   *out = (fc_attr){a ? a->type : 0, 0, a && a->type == 2 ? (void *)p : NULL,
-                   a && a->type == 2 ? NULL : (void *)p};
+                   a && a->type == 2 ? NULL : (void *)p, {0}};
   return 0;
 }
 
@@ -159,6 +170,7 @@ static char stream_tokens[64];
 static int next_stream;
 int cudaStreamCreateWithFlags(void **st, unsigned flags) {
   (void)flags;
+  ctx_active = 1;
   *st = &stream_tokens[next_stream++ % 64];
   return 0;
 }
