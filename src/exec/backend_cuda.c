@@ -18,42 +18,49 @@
 /* libcollc_cuda.so's functions (batch.cu), the private stream, the lock of
  * the one-time work (loading, table uploads). */
 static struct {
-  int (*kernel_ok)(int k);
-  int (*table)(const xbatch_tab *T, void **dev);
-  void (*table_free)(void *dev);
-  int (*batch)(void *dev, const xbatch_tab *T, int b, char *const base[], int nbase, void *st);
-  int (*sync)(void *st);
-  int (*stream_new)(void **st);
-  int (*copy)(void *dst, const void *src, size_t n);
-  int (*host_alloc)(void **p, size_t n);
-  void (*host_free)(void *p);
-  int (*dev_alloc)(void **p, size_t n);
-  void (*dev_free)(void *p);
+  collc_cuda_lib f;
   void *stream;
   pthread_mutex_t lock;
 } cu = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+int collc_cuda_lib_load(const char *path, collc_cuda_lib *L) {
+  static const char *const names[] = {"collc_cuda_kernel_ok", "collc_cuda_table",
+                                      "collc_cuda_table_free", "collc_cuda_batch",
+                                      "collc_cuda_sync", "collc_cuda_stream_new",
+                                      "collc_cuda_copy", "collc_cuda_host_alloc",
+                                      "collc_cuda_host_free", "collc_cuda_dev_alloc",
+                                      "collc_cuda_dev_free"};
+  void **fn[] = {(void **)&L->kernel_ok, (void **)&L->table, (void **)&L->table_free,
+                 (void **)&L->batch, (void **)&L->sync, (void **)&L->stream_new,
+                 (void **)&L->copy, (void **)&L->host_alloc, (void **)&L->host_free,
+                 (void **)&L->dev_alloc, (void **)&L->dev_free};
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  for (size_t i = 0; h && i < sizeof names / sizeof *names; i++)
+    if (!(*fn[i] = dlsym(h, names[i]))) h = NULL;
+  return h != NULL;
+}
+
 /* CUDA error code rc as an MPI code. */
 static int cu_rc(int rc) { return rc ? MPI_ERR_OTHER : MPI_SUCCESS; }
 
-int backend_cuda_sync(void) { return cu_rc(cu.sync(cu.stream)); }
-int backend_cuda_copy(void *dst, const void *src, size_t n) { return cu_rc(cu.copy(dst, src, n)); }
+int backend_cuda_sync(void) { return cu_rc(cu.f.sync(cu.stream)); }
+int backend_cuda_copy(void *dst, const void *src, size_t n) { return cu_rc(cu.f.copy(dst, src, n)); }
 
 int backend_cuda_host_grow(void **buf, size_t *bytes, size_t n) {
   void *p = NULL;
   if (*bytes >= n) return MPI_SUCCESS;
-  if (cu.host_alloc(&p, n)) return MPI_ERR_NO_MEM;
-  if (*buf) cu.host_free(*buf);
+  if (cu.f.host_alloc(&p, n)) return MPI_ERR_NO_MEM;
+  if (*buf) cu.f.host_free(*buf);
   *buf = p, *bytes = n;
   return MPI_SUCCESS;
 }
 
 void backend_cuda_host_free(void *buf) {
-  if (buf && cu.host_free) cu.host_free(buf);
+  if (buf && cu.f.host_free) cu.f.host_free(buf);
 }
 
 void backend_cuda_table_free(void *dev) {
-  if (dev && cu.table_free) cu.table_free(dev);
+  if (dev && cu.f.table_free) cu.f.table_free(dev);
 }
 
 int backend_cuda_aware(void) {
@@ -66,7 +73,7 @@ int backend_cuda_aware(void) {
 }
 
 int backend_cuda_fits(int batchable, int kernel, long long shm_units, int reads) {
-  return batchable && !shm_units && !reads && cu.kernel_ok(kernel);
+  return batchable && !shm_units && !reads && cu.f.kernel_ok(kernel);
 }
 
 /* ---- the backend's functions: MPI's, after the stream has drained ---- */
@@ -127,21 +134,21 @@ static int cu_batch(const xbatch_tab *T, int b, char *const base[], const kernel
   if (!T->b[b].nd) return MPI_SUCCESS;
   if (!dev) {
     pthread_mutex_lock(&cu.lock);
-    if (!(dev = t->dev) && cu.table(T, &dev) == 0) __atomic_store_n(&t->dev, dev, __ATOMIC_RELEASE);
+    if (!(dev = t->dev) && cu.f.table(T, &dev) == 0) __atomic_store_n(&t->dev, dev, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&cu.lock);
     if (!dev) return MPI_ERR_NO_MEM;
   }
-  return cu_rc(cu.batch(dev, T, b, base, BUF_COUNT, cu.stream));
+  return cu_rc(cu.f.batch(dev, T, b, base, BUF_COUNT, cu.stream));
 }
 
 /* An execution's TMP buffer in device memory (the kernels read and write
  * it; messages into it take device pointers as the user's buffers do). */
 static void *cu_tmp_alloc(size_t n) {
   void *p = NULL;
-  return cu.dev_alloc(&p, n) ? NULL : p;
+  return cu.f.dev_alloc(&p, n) ? NULL : p;
 }
 static void cu_tmp_free(void *p) {
-  if (p) cu.dev_free(p);
+  if (p) cu.f.dev_free(p);
 }
 
 static const exec_backend exec_backend_cuda = {
@@ -166,26 +173,13 @@ static exec_backend loaded_be;
 /* Load libcollc_cuda.so from libcollc's own directory; 1 if every symbol
  * is there and the private stream was made. */
 static int cuda_lib_load(void) {
-  static const char *const names[] = {"collc_cuda_kernel_ok", "collc_cuda_table",
-                                      "collc_cuda_table_free", "collc_cuda_batch",
-                                      "collc_cuda_sync", "collc_cuda_stream_new",
-                                      "collc_cuda_copy", "collc_cuda_host_alloc",
-                                      "collc_cuda_host_free", "collc_cuda_dev_alloc",
-                                      "collc_cuda_dev_free"};
-  void **fn[] = {(void **)&cu.kernel_ok, (void **)&cu.table, (void **)&cu.table_free,
-                 (void **)&cu.batch, (void **)&cu.sync, (void **)&cu.stream_new,
-                 (void **)&cu.copy, (void **)&cu.host_alloc, (void **)&cu.host_free,
-                 (void **)&cu.dev_alloc, (void **)&cu.dev_free};
   Dl_info info;
   char path[4096];
   if (!dladdr((void *)backend_cuda, &info) || !info.dli_fname) return 0;
   const char *slash = strrchr(info.dli_fname, '/');
   int dir = slash ? (int)(slash - info.dli_fname) : 1;
   snprintf(path, sizeof path, "%.*s/libcollc_cuda.so", dir, slash ? info.dli_fname : ".");
-  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  for (size_t i = 0; h && i < sizeof names / sizeof *names; i++)
-    if (!(*fn[i] = dlsym(h, names[i]))) h = NULL;
-  return h && cu.stream_new(&cu.stream) == 0;
+  return collc_cuda_lib_load(path, &cu.f) && cu.f.stream_new(&cu.stream) == 0;
 }
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

@@ -25,6 +25,24 @@
 #include <stddef.h>
 #include "backend.h"
 
+/* libcollc_cuda.so's functions (src/cuda/batch.cu; tests/fakecuda/backend.c
+ * is a host build of the same). */
+typedef struct {
+  int (*kernel_ok)(int k); /* kernel id k (-1: none) has a device form */
+  int (*table)(const xbatch_tab *T, void **dev); /* upload T's descriptors */
+  void (*table_free)(void *dev);
+  int (*batch)(void *dev, const xbatch_tab *T, int b, char *const base[], int nbase, void *st);
+  int (*sync)(void *st);
+  int (*stream_new)(void **st);
+  int (*copy)(void *dst, const void *src, size_t n);
+  int (*host_alloc)(void **p, size_t n);
+  void (*host_free)(void *p);
+  int (*dev_alloc)(void **p, size_t n);
+  void (*dev_free)(void *p);
+} collc_cuda_lib;
+/* Load the libcollc_cuda.so at path into *L; 1 if every function is there. */
+int collc_cuda_lib_load(const char *path, collc_cuda_lib *L);
+
 /* The CUDA backend, loaded on the first call (dlopen libcollc_cuda.so from
  * libcollc.so's directory); NULL without a GPU or without that library. */
 const exec_backend *backend_cuda(void);

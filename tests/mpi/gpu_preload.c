@@ -30,7 +30,12 @@
 #include <mpi-ext.h>
 #endif
 
-static int rank, size, aware;
+/* aware: collc's path takes the library for CUDA-aware (the library's own
+ * answer, or the test hook); lib_dev: the library itself can be handed
+ * device buffers (it is CUDA-aware, or the fake CUDA's device memory is
+ * host memory): only then are nonblocking and persistent calls, which
+ * collc hands to the library, checked with device buffers. */
+static int rank, size, aware, lib_dev;
 /* The fake CUDA's counters (tests/fakecuda/cudart.c's FC_* order), or NULL. */
 enum { FC_MALLOC, FC_FREE, FC_HOST_ALLOC, FC_ATTR, FC_H2D, FC_D2H, FC_D2D, FC_H2H, FC_LAUNCH,
        FC_ORDER_ERR, FC_SYNC, FC_RANGE, FC_HOST_TOUCH, FC_NCOUNT };
@@ -46,6 +51,7 @@ static struct { /* the CUDA runtime, by dlopen */
   int (*set)(int dev);
   int (*stream_new)(void **st);
   int (*stream_sync)(void *st);
+  int (*host_alloc)(void **p, size_t n);
 } cu;
 static struct { /* NCCL, by dlopen (optional) */
   int (*get_id)(void *id);
@@ -62,17 +68,29 @@ static int load(const char *lib, const char *const *names, void **fn, int n) {
   return h != NULL;
 }
 
+/* Collective calls on host buffers before any CUDA context exists must ask
+ * CUDA nothing (memclass's gate), after one exists they ask once per buffer:
+ * the fake's attribute queries of one host allreduce (collc's). */
+static long long host_queries(void) {
+  long long before = fake[FC_ATTR];
+  int x = rank, y = 0;
+  MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  return fake[FC_ATTR] - before;
+}
+static long long queries_before_context = -1;
+
 static int cuda_init(void) {
   static const char *const names[] = {"cudaMalloc", "cudaFree", "cudaMemcpy", "cudaDeviceSynchronize",
                                       "cudaGetDeviceCount", "cudaSetDevice", "cudaStreamCreate",
-                                      "cudaStreamSynchronize"};
+                                      "cudaStreamSynchronize", "cudaMallocHost"};
   int n = 0;
-  if (!load("libcudart.so", names, (void **)&cu, 8) && !load("libcudart.so.13", names, (void **)&cu, 8) &&
-      !load("libcudart.so.12", names, (void **)&cu, 8))
+  if (!load("libcudart.so", names, (void **)&cu, 9) && !load("libcudart.so.13", names, (void **)&cu, 9) &&
+      !load("libcudart.so.12", names, (void **)&cu, 9))
     return 0;
   const long long *(*counts)(void) = (const long long *(*)(void))dlsym(RTLD_DEFAULT, "fakecuda_counts");
   fake = counts ? counts() : NULL;
   fake_unfinished = (int (*)(void))dlsym(RTLD_DEFAULT, "fakecuda_unfinished");
+  if (fake) queries_before_context = host_queries(); /* (cudaSetDevice makes the context) */
   return cu.count(&n) == 0 && n > 0 && cu.set(rank % n) == 0;
 }
 
@@ -384,16 +402,24 @@ static int check_repeat(void) {
 
 static int check(void) {
   static const int counts[] = {1, 7, 1000, 65536 + 3};
-  int fails = 0, modes = aware ? PERSISTENT : BLOCKING; /* (the library's own must take them) */
+  int fails = 0, modes = lib_dev ? PERSISTENT : BLOCKING; /* (the library's own must take them) */
   for (int c = 0; c < NCOLL; c++)
     for (int m = BLOCKING; m <= modes; m++)
       for (int i = 0; i < 4; i++) fails += check_one(c, m, counts[i], 0);
   for (int i = 0; i < 4; i++) fails += check_one(ALLREDUCE, BLOCKING, counts[i], 1);
   for (int c = 0; c < NCOLL; c++)
     for (int i = 1; i < 3 && c != BCAST; i++) fails += check_in_place(c, counts[i]);
-  for (int i = 1; i < 3; i++) fails += check_v(0, counts[i]) + check_v(1, counts[i]);
+  /* (allgatherv copies its own block with the library's PMPI_Sendrecv on the
+   * CUDA-aware path: not with the test hook on a library that is not) */
+  for (int i = 1; i < 3 && (lib_dev || !aware); i++) fails += check_v(0, counts[i]) + check_v(1, counts[i]);
   fails += check_mixed(1, counts[2]) + check_mixed(0, counts[2]);
   fails += check_repeat() + check_stale();
+  long long after = fake ? host_queries() : 2;
+  if (fake && (queries_before_context != 0 || after != 2)) {
+    fprintf(stderr, "rank %d: host allreduce: %lld CUDA pointer queries before a context existed "
+            "(want 0), %lld after (want 2)\n", rank, queries_before_context, after);
+    fails++;
+  }
   int all = 0;
   if (fake && (fake[FC_ORDER_ERR] || fake_unfinished() || fake[FC_HOST_TOUCH])) {
     fprintf(stderr, "rank %d: fake CUDA: %lld launches out of batch order, %d tables unfinished, "
@@ -421,6 +447,21 @@ static int run_collc(void *s, void *r, int n) {
 static int run_native(void *s, void *r, int n) {
   return PMPI_Allreduce(s, r, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
 }
+/* What a program does on a library that is not CUDA-aware: the vector
+ * copied to pinned host memory, the library's allreduce there in place,
+ * the result copied back. */
+static void *stage_host;
+static int run_staged(void *s, void *r, int n) {
+  size_t b = (size_t)n * sizeof(float);
+  int rc = cu.memcpy_(stage_host, s, b, 4) ? MPI_ERR_OTHER : MPI_SUCCESS;
+  if (!rc) rc = PMPI_Allreduce(MPI_IN_PLACE, stage_host, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  return rc ? rc : cu.memcpy_(r, stage_host, b, 4) ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+/* The library's allreduce on host memory alone (what staging adds copies to). */
+static int run_host(void *s, void *r, int n) {
+  (void)s, (void)r;
+  return PMPI_Allreduce(MPI_IN_PLACE, stage_host, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+}
 static int run_nccl(void *s, void *r, int n) { /* ncclFloat32 = 7, ncclSum = 0 */
   return nc.allreduce(s, r, (size_t)n, 7, 0, nc.comm, nc.stream) || cu.stream_sync(nc.stream);
 }
@@ -447,10 +488,12 @@ static void time_it(impl_fn f, void *s, void *r, int n, double *mn, double *med)
   *mn = t[0] * 1e6, *med = t[REPS / 2] * 1e6;
 }
 
+static const char *nccl_why = "nccl (not loaded)"; /* (the column's title without NCCL) */
 static void nccl_init(void) {
   static const char *const names[] = {"ncclGetUniqueId", "ncclCommInitRank", "ncclAllReduce"};
   char id[128] = {0};
   int ok = load("libnccl.so.2", names, (void **)&nc, 3), all = 0;
+  if (ok) nccl_why = "nccl (init failed)"; /* (e.g. NCCL refuses two ranks on one GPU) */
   if (ok && !rank) ok = nc.get_id(id) == 0;
   PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all) return;
@@ -463,23 +506,26 @@ static void nccl_init(void) {
 static int bench(void) {
   size_t most = (size_t)64 << 20;
   void *s = dev_of(NULL, most), *r = dev_of(NULL, most);
+  if (cu.host_alloc(&stage_host, most)) return 1;
   nccl_init();
   if (!rank) {
     printf("allreduce, float sum, device buffers, p=%d, cuda-aware=%d, us (min / median)\n", size, aware);
-    printf("%10s %22s %22s %22s\n", "bytes", "collc", aware ? "native" : "native (not aware)",
-           nc.comm ? "nccl" : "nccl (absent)");
+    printf("%10s %22s %22s %22s %22s %22s\n", "bytes", "collc", aware ? "native" : "native (not aware)",
+           "native, staged by hand", nc.comm ? "nccl" : nccl_why, "native, host memory");
   }
   static const size_t sizes[] = {8, 64, 512, 4096, 32768, 262144, 2 << 20, 16 << 20, 64 << 20};
   for (int i = 0; i < 9; i++) {
     size_t b = sizes[i];
     int n = (int)(b / sizeof(float));
-    double v[3][2] = {{0}};
+    double v[5][2] = {{0}};
     time_it(run_collc, s, r, n, &v[0][0], &v[0][1]);
-    if (aware) time_it(run_native, s, r, n, &v[1][0], &v[1][1]);
-    if (nc.comm) time_it(run_nccl, s, r, n, &v[2][0], &v[2][1]);
+    if (lib_dev) time_it(run_native, s, r, n, &v[1][0], &v[1][1]);
+    time_it(run_staged, s, r, n, &v[2][0], &v[2][1]);
+    if (nc.comm) time_it(run_nccl, s, r, n, &v[3][0], &v[3][1]);
+    time_it(run_host, s, r, n, &v[4][0], &v[4][1]);
     if (!rank)
-      printf("%10zu %10.1f / %9.1f %10.1f / %9.1f %10.1f / %9.1f\n", b, v[0][0], v[0][1],
-             v[1][0], v[1][1], v[2][0], v[2][1]);
+      printf("%10zu %10.1f / %9.1f %10.1f / %9.1f %10.1f / %9.1f %10.1f / %9.1f %10.1f / %9.1f\n",
+             b, v[0][0], v[0][1], v[1][0], v[1][1], v[2][0], v[2][1], v[3][0], v[3][1], v[4][0], v[4][1]);
   }
   cu.free_(s), cu.free_(r);
   return 0;
@@ -489,12 +535,15 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int real = 0;
 #if defined(MPIX_CUDA_AWARE_SUPPORT)
-  aware = MPIX_Query_cuda_support();
+  real = MPIX_Query_cuda_support();
 #endif
+  aware = real;
   const char *hook = getenv("COLLC_TEST_CUDA_AWARE"); /* (collc's test hook, tests/fakecuda) */
   if (hook && !strcmp(hook, "1")) aware = 1;
   int ok = cuda_init(), all = 0, rc = 1;
+  lib_dev = real || (fake && aware);
   PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all) {
     if (!rank) fprintf(stderr, "gpu: no CUDA runtime or no GPU here\n");
