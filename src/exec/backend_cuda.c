@@ -1,8 +1,9 @@
 /* backend_cuda.c - the CUDA backend (backend_cuda.h). No CUDA header and no
  * link-time CUDA dependency: libcollc_cuda.so (src/cuda/batch.cu) is
  * loaded with dlopen from the directory of libcollc.so, only where
- * memclass_gpu() found a GPU. Never run on a GPU; run and tested with the
- * fake CUDA of tests/fakecuda (a host build of libcollc_cuda.so). */
+ * memclass_gpu() found a GPU. Tested with the fake CUDA of tests/fakecuda (a
+ * host build of libcollc_cuda.so); on a GPU (tests/gpu/run.sh, an H200) at
+ * p = 1 only, for want of a CUDA-aware MPI there. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>

@@ -3,7 +3,7 @@
  * Reached only where a GPU exists (memclass_gpu) and libcollc_cuda.so (make
  * CUDA=1) lies next to libcollc.so: backend_cuda() is NULL everywhere else,
  * so a machine without a GPU never gets past that test (its device-buffer
- * calls go to the MPI library). Never run on a GPU (tests/gpu/run.sh is the
+ * calls go to the MPI library). Run on a GPU at p = 1 (tests/gpu/run.sh is the
  * test to run on one); on a CPU, tests/fakecuda's fake runtime and host
  * build of libcollc_cuda.so run every path here (tests/run.sh fake).
  *
