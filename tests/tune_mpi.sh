@@ -40,6 +40,37 @@ jq -e --arg lib "$lib" --argjson p "$np" '
   all(.rules[]; .pmin == $p and .pmax == $p and .lib == $lib and .bmin <= .bmax)' "$f" \
   >/dev/null || fail "not a valid tuning file: $(head -c 600 "$f")"
 
+# Boundaries refined: between two adjacent measured classes of a collective that
+# decided differently lies a refined point (their geometric midpoint, timed with
+# both), and every point's decision is the algorithm of the row covering its size.
+jq -e '[.points[] | {coll, bytes, count, decision, refined}] | unique | group_by(.coll) |
+  all(.[]; (map(select(.refined | not)) | sort_by(.bytes)) as $b | map(select(.refined)) as $r |
+    all(range(0; ($b | length) - 1); $b[.].decision == $b[. + 1].decision or
+        $b[. + 1].count <= $b[.].count + 1 or
+        (. as $i | any($r[]; .bytes > $b[$i].bytes and .bytes < $b[$i + 1].bytes))))' "$f" \
+  >/dev/null || fail "a boundary between classes deciding differently was not refined"
+jq -e '.rules as $rules | all(.points[]; . as $p | ($p.coll | sub("^i"; "")) as $c |
+  ($p.coll | startswith("i")) as $nb | [$rules[] | select(.coll == $c and .nb == $nb and
+  .bmin <= $p.bytes and $p.bytes <= .bmax)][0].algo == $p.decision)' "$f" >/dev/null ||
+  fail "a point's decision is not the algorithm of the row covering it"
+echo "tune_mpi: $(jq '[.points[] | select(.refined) | .bytes] | unique | length' "$f") boundary point(s), rows follow the decisions"
+
+# The refinement for certain: with the test hook native wins by 100x below 5000 B
+# and loses by 100x from there, so allreduce decides native at 1000 B and not at
+# 100000 B; their midpoint (10000 B) must be timed, decide collc, and the rows
+# change algorithm between 1000 and 10000 B.
+h=$dir/hook.json
+out=$(env COLLC_TUNE_TEST_NATIVE=5000 "${launch[@]}" "$np" "$build/bin/collc-tune" --quick --budget 8 \
+  -C allreduce -o "$h" 2>&1) || fail "collc-tune with the hook failed"
+grep -Eq '^collc-tune: allreduce boundary 1000-100000 B \(native \| [a-z]' <<<"$out" ||
+  fail "no boundary line between 1000 and 100000 B"
+jq -e '[.points[] | select(.refined)] as $r | ($r | length > 0) and
+  all($r[]; .bytes > 1000 and .bytes < 100000 and .decision != "native") and
+  ([.rules[] | select(.algo == "native")] | max_by(.bmax) | .bmax) as $n |
+  $n >= 1000 and $n < 10000' "$h" >/dev/null ||
+  fail "the hooked boundary: $(jq -c '[.points[] | select(.refined)], .rules' "$h" | head -c 800)"
+echo "tune_mpi: hooked boundary refined at $(jq '[.points[] | select(.refined) | .bytes][0]' "$h") B"
+
 # The file's algorithm (registry name) for collective $1 at $2 bytes
 # (i<coll>: the nonblocking form, its nb rows).
 algo_at() {

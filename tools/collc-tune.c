@@ -71,7 +71,7 @@
 #define MAXCAND 48 /* candidates of a collective */
 #define MAXCOLLS (2 * COLLC_COLL_COUNT) /* -C: blocking and nonblocking forms */
 #define MAXKEEP 3  /* timed per size class besides native */
-#define MAXCLS 24  /* size classes */
+#define MAXCLS 40  /* size classes, boundary points included */
 #define MODES 2    /* 0: back to back, 1: barrier-separated */
 #define B2B_CALLS 4 /* calls per back-to-back sample */
 
@@ -142,6 +142,7 @@ typedef struct {
   acc m[MAXKEEP + 1][MODES];        /* seconds per call */
   int pick;                         /* the decision: 0 native, else a candidate */
   int best;                         /* the fastest candidate (both modes), 0 if none */
+  int refined;                      /* a boundary point between two classes (refine) */
 } point;
 
 typedef struct {
@@ -363,6 +364,11 @@ static int tight(const point *P) {
   return 1;
 }
 
+/* Test hook COLLC_TUNE_TEST_NATIVE=<bytes>: native's samples are divided by
+ * 100 below that size and multiplied by 100 from it on, so that the decisions
+ * change there for certain (tests/tune_mpi.sh: the boundary refined). 0: off. */
+static long long test_native_at;
+
 /* Repetition r of P's OK variants (order rotated by r), each in both
  * modes: the slowest rank's times added to P->m (a variant failing on
  * any rank becomes V_WRONG). Returns whether rank 0 is past deadline (its
@@ -379,6 +385,7 @@ static int repetition(point *P, bench *b, int r, double deadline) {
   }
   t[n] = b->rank == 0 && MPI_Wtime() > deadline; /* (rank 0's clock: others' may be offset) */
   PMPI_Allreduce(t, mx, n + 1, MPI_DOUBLE, MPI_MAX, b->comm);
+  for (int m = 0; test_native_at && m < MODES; m++) mx[m] *= P->bytes < test_native_at ? 0.01 : 100;
   for (int v = 0; v < P->nv; v++) {
     if (P->status[v] == V_OK && isinf(mx[MODES * v])) P->status[v] = V_WRONG;
     for (int m = 0; m < MODES && P->status[v] == V_OK; m++) {
@@ -450,9 +457,46 @@ static void progress(const point *P, const char *c, int done, int total, double 
   fprintf(stderr, " -> %s; about %.0f s left\n", P->text[P->pick], left);
 }
 
+/* Where adjacent classes i, i + 1 of R decided differently, time their
+ * geometric midpoint with native and both decisions (inserted between
+ * them, refined), so that the bound between the two rows lies within a
+ * factor 1.33 of where the winner changes, not 1.78 (the square root of
+ * the interval: half a decade, then a quarter). left: the
+ * classes still to come after R's (their share of the budget is kept).
+ * Rank 0 prints a line per point. Collective; returns the WRONG met. */
+static int refine(coll_run *R, bench *b, const options *o, int left, double end) {
+  int at[MAXCLS], n = 0, wrong = 0;
+  for (int i = 0; i + 1 < R->npt; i++)
+    if (R->pt[i].nv && R->pt[i + 1].nv &&
+        strcmp(R->pt[i].text[R->pt[i].pick], R->pt[i + 1].text[R->pt[i + 1].pick]))
+      at[n++] = i;
+  for (int k = n - 1; k >= 0 && R->npt < MAXCLS; k--) { /* (from the top: indices below hold) */
+    const point *lo = &R->pt[at[k]], *hi = &R->pt[at[k] + 1];
+    long esz = bc_size(R->c), count = (long)(sqrt((double)lo->bytes * (double)hi->bytes) / esz);
+    if (count <= lo->count || count >= hi->count) continue;
+    point M = {.count = count, .bytes = (long long)count * esz, .nv = 1, .refined = 1};
+    snprintf(M.text[0], TUNE_TEXT_MAX, "native");
+    M.pred_us[0] = NAN;
+    if (lo->pick) add_variant(&M, lo->text[lo->pick]);
+    if (hi->pick) add_variant(&M, hi->text[hi->pick]);
+    double now = MPI_Wtime(), deadline = now + fmax(0, end - now) / (left + k + 1);
+    PMPI_Bcast(&deadline, 1, MPI_DOUBLE, 0, b->comm);
+    measure(&M, b, o, deadline);
+    decide(&M);
+    for (int v = 0; v < M.nv; v++) wrong += M.status[v] == V_WRONG;
+    if (b->rank == 0)
+      fprintf(stderr, "collc-tune: %s boundary %lld-%lld B (%s | %s): %lld B -> %s\n", R->c->name,
+              lo->bytes, hi->bytes, lo->text[lo->pick], hi->text[hi->pick], M.bytes, M.text[M.pick]);
+    memmove(&R->pt[at[k] + 2], &R->pt[at[k] + 1], (size_t)(R->npt - at[k] - 1) * sizeof M);
+    R->pt[at[k] + 1] = M, R->npt++;
+  }
+  return wrong;
+}
+
 /* Measure collective R on a communicator of its own: candidates, then
- * per size class prune, measure, decide. done counts the classes measured
- * of total; returns the WRONG variants met. Collective. */
+ * per size class prune, measure, decide; then the boundaries refined.
+ * done counts the classes measured of total; returns the WRONG variants
+ * met. Collective. */
 static int tune_coll(coll_run *R, const options *o, const sim_params *M, int *done, int total,
                      double t0, double end) {
   bench b;
@@ -475,6 +519,7 @@ static int tune_coll(coll_run *R, const options *o, const sim_params *M, int *do
     if (b.rank == 0) progress(P, R->c->name, ++*done, total, t0, end);
     else ++*done;
   }
+  wrong += refine(R, &b, o, total - *done, end);
   bt_close(&b);
   return wrong;
 }
@@ -523,11 +568,12 @@ static void points_json(const coll_run *C, json_t *a) {
   for (int i = 0; i < C->npt; i++)
     for (int v = 0; v < C->pt[i].nv; v++) {
       const point *P = &C->pt[i];
-      json_t *o = json_pack("{s:s,s:I,s:I,s:s,s:o,s:s}", "coll", C->c->name, "bytes",
+      json_t *o = json_pack("{s:s,s:I,s:I,s:s,s:o,s:s,s:s,s:b}", "coll", C->c->name, "bytes",
                             (json_int_t)P->bytes, "count", (json_int_t)P->count, "algo",
                             P->text[v], "predicted_us", num(P->pred_us[v]), "status",
                             P->status[v] == V_OK ? "ok" : P->status[v] == V_WRONG ? "wrong"
-                                                                                 : "unfit");
+                                                                                 : "unfit",
+                            "decision", P->text[P->pick], "refined", P->refined);
       for (int m = 0; m < MODES && o; m++) {
         char k[32];
         snprintf(k, sizeof k, "%s_us", mode_names[m]);
@@ -735,6 +781,8 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return rc;
   }
+  const char *hook = getenv("COLLC_TUNE_TEST_NATIVE");
+  test_native_at = hook ? atoll(hook) : 0;
   double t0 = MPI_Wtime(), end = t0 + o.budget;
   PMPI_Bcast(&end, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   if (cal_measure(MPI_COMM_WORLD, cal, sizeof cal, desc, sizeof desc) ||
