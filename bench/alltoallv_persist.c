@@ -1,8 +1,8 @@
 /* bench/alltoallv_persist.c - BYTES ITERS: MPI_Alltoallv of BYTES bytes
  * (MPI_CHAR) to every rank, back to back (no barrier between calls, as an
  * application's loop), natively (blocking) and as persistent requests of
- * MPI_Alltoallv_init with info collc_algorithm = native, hier, linear
- * (each started ITERS times after ITERS/10 warm-up starts). Prints, three
+ * MPI_Alltoallv_init with info collc_algorithm = native, hier, linear,
+ * torus:d=2 (each started ITERS times after ITERS/10 warm-up starts). Prints, three
  * times in turn, the slowest rank's mean per call in µs. Link against
  * libcollc (Open MPI 4.1 itself has no MPI_Alltoallv_init):
  *   mpicc.openmpi -O2 bench/alltoallv_persist.c -o /tmp/a2avp -Lbuild-openmpi -lcollc \
@@ -22,7 +22,8 @@ static void run(MPI_Request *q, int iters, char *sb, char *rb, const int *c, con
 }
 
 int main(int argc, char **argv) {
-  static const char *const variants[] = {"native-blocking", "native", "hier", "linear"};
+  static const char *const variants[] = {"native-blocking", "native", "hier", "linear", "torus:d=2"};
+  enum { NV = sizeof variants / sizeof variants[0] };
   int p, r, n = argc > 1 ? atoi(argv[1]) : 1024, iters = argc > 2 ? atoi(argv[2]) : 5000;
   MPI_Init(&argc, &argv);
   MPI_Comm_size(MPI_COMM_WORLD, &p);
@@ -31,7 +32,7 @@ int main(int argc, char **argv) {
   char *sb = calloc((size_t)n * p + 1, 1), *rb = calloc((size_t)n * p + 1, 1);
   for (int q = 0; q < p; q++) c[q] = n, d[q] = q * n;
   for (int rep = 0; rep < 3; rep++)
-    for (int a = 0; a < 4; a++) {
+    for (int a = 0; a < NV; a++) {
       MPI_Request q, *qp = a ? &q : NULL;
       MPI_Info info = MPI_INFO_NULL;
       double t, most;

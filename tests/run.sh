@@ -177,7 +177,7 @@ run_case "openmpi/rooted gather scatter COLLC_<COLL> np=3" 120 \
 run_case "openmpi/rooted gather scatter COLLC_<COLL>, v-forms tree np=5" 120 expect_all \
   "^collc-stats: gatherv tree calls=[0-9]+ bytes=[0-9]+ from=env" \
   "^collc-stats: scatterv tree calls=[0-9]+ bytes=[0-9]+ from=env" \
-  "tree: gatherv needs every rank to know the root's counts" -- \
+  "tree: gatherv needs the root's counts on every rank" -- \
   env COLLC_STATS=1 COLLC_GATHER=tree:3 COLLC_SCATTER=tree COLLC_GATHERV=tree \
   COLLC_SCATTERV=tree:3 "${OMPIRUN[@]}" 5 "$OMPI/tests/mpi_rooted"
 run_case "openmpi/rooted gather scatter COLLC_NODE_SIZE=2 np=4" 120 env COLLC_NODE_SIZE=2 \
@@ -247,10 +247,19 @@ for c in "5 2" "4 3" "3 0"; do
     "^collc-stats: alltoallv hier calls=168 .*from=info" -- \
     env COLLC_TEST_HIER=1 COLLC_NODE_SIZE=$2 COLLC_STATS=1 "${OMPIRUN[@]}" $1 "$OMPI/tests/mpi_alltoallv"
 done
+# torus over unequal blocks: the same agreement, d = 2 at p = 4 and 6 (2x2, 3x2),
+# d = 3 at p = 8 (three rounds: the scratch halves alternate), a prime p (one round).
+for c in "4 2" "6 2" "8 3" "5 2"; do
+  set -- $c
+  run_case "openmpi/alltoallv torus:d=$2 agreed, forced and persistent np=$1" 120 expect_all \
+    "^collc-stats: alltoallv torus calls=84 .*from=call" \
+    "^collc-stats: alltoallv torus calls=168 .*from=info" -- \
+    env COLLC_TEST_AGREE=torus:d=$2 COLLC_STATS=1 "${OMPIRUN[@]}" $1 "$OMPI/tests/mpi_alltoallv"
+done
 # An unusable COLLC_ALLTOALLV falls back to the rule, and the guard still holds
 # for the persistent and nonblocking calls (it hung: they reused the blocking
 # call's unguarded native decision).
-run_case "openmpi/alltoallv unusable COLLC_ALLTOALLV=torus keeps the guard np=2" 120 expect_stats \
+run_case "openmpi/alltoallv unusable COLLC_ALLTOALLV=torus (no dims) keeps the guard np=2" 120 expect_stats \
   "^collc-stats: ialltoallv linear calls=[0-9]+ bytes=[0-9]+ from=guard" \
   env COLLC_ALLTOALLV=torus COLLC_STATS=1 "${OMPIRUN[@]}" 2 "$OMPI/tests/mpi_alltoallv"
 run_case "openmpi/alltoallv self-test must fail np=4" 120 bash -c '! "$@"' _ \
@@ -709,6 +718,9 @@ done
 run_case "mpich/alltoallv hier agreed quick np=5 node=2" 120 expect_stats \
   "^collc-stats: alltoallv hier calls=[0-9]+ .*from=call" env COLLC_TEST_QUICK=1 COLLC_TEST_HIER=1 \
   COLLC_NODE_SIZE=2 COLLC_STATS=1 "${MPICHRUN[@]}" 5 "$MPICH/tests/mpi_alltoallv"
+run_case "mpich/alltoallv torus:d=2 agreed quick np=4" 120 expect_stats \
+  "^collc-stats: alltoallv torus calls=[0-9]+ .*from=call" env COLLC_TEST_QUICK=1 \
+  COLLC_TEST_AGREE=torus:d=2 COLLC_STATS=1 "${MPICHRUN[@]}" 4 "$MPICH/tests/mpi_alltoallv"
 for np in 1 2 3 5 8; do
   run_case "mpich/alltoall np=$np" 300 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
     "$MPICH/tests/mpi_alltoall"
@@ -997,6 +1009,8 @@ run_case "asan/alltoallv np=3" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 3 build-asan/tests/mpi_alltoallv
 run_case "asan/alltoallv hier agreed np=3 node=2" 120 env ASAN_OPTIONS=detect_leaks=0 \
   COLLC_TEST_HIER=1 COLLC_NODE_SIZE=2 "${OMPIRUN[@]}" 3 build-asan/tests/mpi_alltoallv
+run_case "asan/alltoallv torus:d=2 agreed np=4" 120 env ASAN_OPTIONS=detect_leaks=0 \
+  COLLC_TEST_AGREE=torus:d=2 "${OMPIRUN[@]}" 4 build-asan/tests/mpi_alltoallv
 # The fake CUDA under ASan: it writes cudaPointerAttributes whole, as CUDA 13
 # does, so a caller's short copy of the struct is a stack overflow here (the
 # first GPU run crashed on it).

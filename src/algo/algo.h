@@ -67,8 +67,9 @@ int algo_find(int coll, const char *name, size_t len);
 /* The `needs` of the row that choice text "name[:params]" names for coll
  * (ALGO_ANY if none does). */
 int algo_text_needs(int coll, const char *text);
-/* 0 if s holds the root's counts on every rank (spec.agreed: what a row
- * marked agrees needs), else COLLC_EUNFIT with why (algorithm name). */
+/* 0 if s holds what a row marked agrees needs on every rank (the root's
+ * counts: spec.agreed; alltoallv, every rank's send counts: spec.vall),
+ * else COLLC_EUNFIT with why (algorithm name). */
 int algo_agreed(const collc_spec *s, const char *name, char *why, size_t wlen);
 /* The `agrees` of the row that choice text names for coll (0 if none does). */
 int algo_text_agrees(int coll, const char *text);
@@ -91,6 +92,12 @@ collc_prog *choice_compile(const collc_spec *s, const collc_choice *c, char *why
 int algo_parse_none(const char *params, collc_choice *c, char *why, size_t wlen);
 int algo_resolve_any(const collc_spec *s, collc_choice *c, char *why, size_t wlen);
 void algo_format_none(const collc_choice *c, char *buf, size_t len);
+
+/* The torus rows' parameters (alltoall_torus.c), shared by alltoall and
+ * alltoallv: "AxB.." or "d=N", then components. */
+int algo_torus_parse(const char *params, collc_choice *c, char *why, size_t wlen);
+int algo_torus_resolve(const collc_spec *s, collc_choice *c, char *why, size_t wlen);
+void algo_torus_format(const collc_choice *c, char *buf, size_t len);
 
 /* Parsing helpers shared by rows: a list of ints separated by sep; returns
  * the count or -1. */
@@ -147,6 +154,6 @@ extern const collc_algo algo_native, algo_alltoall_pairwise, algo_alltoall_linea
     algo_gather_tree, algo_scatter_tree, algo_gatherv_tree, algo_scatterv_tree,
     algo_gather_hier, algo_scatter_hier, algo_gatherv_hier, algo_scatterv_hier, algo_alltoallv_hier,
     algo_alltoallv_pairwise,
-    algo_alltoallv_linear;
+    algo_alltoallv_linear, algo_alltoallv_torus;
 
 #endif

@@ -36,7 +36,7 @@
 #include "patterns.h"
 #include "../plan/dims.h"
 
-static int torus_parse(const char *params, collc_choice *c, char *why, size_t wlen) {
+int algo_torus_parse(const char *params, collc_choice *c, char *why, size_t wlen) {
   if (!params || !*params) {
     snprintf(why, wlen, "torus needs dims, e.g. torus:4x3 or torus:d=2");
     return COLLC_EINVAL;
@@ -75,7 +75,7 @@ static int torus_parse(const char *params, collc_choice *c, char *why, size_t wl
   return 0;
 }
 
-static int torus_resolve(const collc_spec *s, collc_choice *c, char *why, size_t wlen) {
+int algo_torus_resolve(const collc_spec *s, collc_choice *c, char *why, size_t wlen) {
   if (c->auto_d) {
     if (c->auto_d > COLLC_MAXF) return COLLC_EUNFIT;
     c->nf = c->auto_d;
@@ -99,7 +99,7 @@ static int torus_resolve(const collc_spec *s, collc_choice *c, char *why, size_t
   return 0;
 }
 
-static void torus_format(const collc_choice *c, char *buf, size_t len) {
+void algo_torus_format(const collc_choice *c, char *buf, size_t len) {
   size_t at = 0;
   if (c->auto_d) {
     snprintf(buf, len, "d=%d", c->auto_d);
@@ -177,7 +177,7 @@ static int torus_gen(const collc_spec *s, const collc_choice *c, collc_prog *P) 
 }
 
 const collc_algo algo_alltoall_torus = {
-    "torus", COLLC_COLL_ALLTOALL, torus_parse, torus_resolve, torus_gen, torus_format,
+    "torus", COLLC_COLL_ALLTOALL, algo_torus_parse, algo_torus_resolve, torus_gen, algo_torus_format,
     "torus:<AxBx..|d=N>[:<native|linear|pairwise>[,...]]",
     "d-factor torus all-to-all (Traff 2026): d rounds on dimension groups, zero-copy",
     ALGO_ANY, 0};

@@ -492,10 +492,7 @@ static int hier_vresolve(const collc_spec *s, collc_choice *c, char *why, size_t
 /* Alltoallv: every local rank's send counts (spec.vall: MPI gives each
  * rank its own; the dispatch layer's agreement round gives them all). */
 static int hier_a2av_resolve(const collc_spec *s, collc_choice *c, char *why, size_t wlen) {
-  if (s->vall) return hier_resolve(s, c, why, wlen);
-  snprintf(why, wlen, "hier: alltoallv needs every rank's send counts, agreed on by blocking "
-           "and persistent calls (p <= 256, elements of one size), not nonblocking ones");
-  return COLLC_EUNFIT;
+  return algo_agreed(s, "hier", why, wlen) ? COLLC_EUNFIT : hier_resolve(s, c, why, wlen);
 }
 
 #define HIER_SUMMARY "shared memory in a node, messages between nodes (Jocksch 2026)"

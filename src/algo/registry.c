@@ -53,6 +53,7 @@ const collc_algo *const algo_registry[] = {
     &algo_gatherv_hier,
     &algo_scatterv_hier,
     &algo_alltoallv_hier,
+    &algo_alltoallv_torus,
 };
 const int algo_count = (int)(sizeof algo_registry / sizeof algo_registry[0]);
 
@@ -91,10 +92,11 @@ int algo_text_needs(int coll, const char *text) {
 }
 
 int algo_agreed(const collc_spec *s, const char *name, char *why, size_t wlen) {
-  if (s->agreed) return 0;
-  snprintf(why, wlen, "%s: %s needs every rank to know the root's counts, in elements of one "
-           "size (blocking and persistent calls agree on them where every rank's element has "
-           "the same size; nonblocking ones cannot)", name, coll_name(s->coll));
+  int all = coll_desc_of(s->coll)->counts_local; /* (alltoallv: every rank's send counts) */
+  if (all ? s->vall : s->agreed) return 0;
+  snprintf(why, wlen, "%s: %s needs %s on every rank: blocking and persistent calls agree on "
+           "them (elements of one size%s), nonblocking ones cannot", name, coll_name(s->coll),
+           all ? "every rank's send counts" : "the root's counts", all ? ", p <= 256" : "");
   return COLLC_EUNFIT;
 }
 

@@ -32,7 +32,9 @@
  * agreement round at each blocking call and at the persistent init (info
  * collc_algorithm=hier); where the ranks' elements differ in size (send
  * 2 ints, receive 1) forced hier must return MPI_ERR_ARG on every rank, as
- * must a forced nonblocking hier (it cannot make the round). */
+ * must a forced nonblocking hier (it cannot make the round).
+ * COLLC_TEST_AGREE=<algorithm>: the same with that algorithm (torus:d=2),
+ * at any p. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +46,7 @@
 #define ORIGIN 2048 /* ints before the buffer pointer (negative displacements) */
 
 static int rank, size, fails, results, break_at, hier_on;
+static const char *agreeing = "hier"; /* the forced algorithm that agrees on the counts */
 static long checks;
 static unsigned long long seed = 15;
 static int M[MAXP][MAXP];
@@ -140,20 +143,21 @@ static int sizes_differ(const acase *c) {
   return !c->ip && s != r;
 }
 
-/* Forced hier on c where it cannot agree: MPI_ERR_ARG (every rank alike). */
+/* Forced hier (or COLLC_TEST_AGREE's) on c where it cannot agree: MPI_ERR_ARG
+ * (every rank alike). */
 static void hier_refused(const acase *c, const char *what) {
   int cls, rc;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  rc = call(c, "hier", buf[0], buf[2]);
+  rc = call(c, agreeing, buf[0], buf[2]);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   MPI_Error_class(rc, &cls);
   checks++;
-  if (cls != MPI_ERR_ARG) printf("FAIL rank %d: %s hier on unequal elements gave %d\n", rank, what, cls), fails++;
+  if (cls != MPI_ERR_ARG) printf("FAIL rank %d: %s %s on unequal elements gave %d\n", rank, what, agreeing, cls), fails++;
 }
 
 /* Blocking: every algorithm and the default twice (and hier). */
 static void blocking(const acase *c, const char *what) {
-  static const char *algos[] = {"native", "linear", "pairwise", NULL, NULL, "hier"};
+  const char *algos[] = {"native", "linear", "pairwise", NULL, NULL, agreeing};
   int *sb = buf[0], *want = buf[1], *got = buf[2];
   truth(c, sb, want);
   for (int a = 0; a < 5 + hier_on; a++) {
@@ -186,19 +190,19 @@ static void nonblocking(const acase *c, const char *what) {
   if (hier_on) { /* (no agreement round without blocking: forced hier is refused) */
     int cls, rc;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    rc = icall(c, "hier", buf[2], buf[3], &q[0]);
+    rc = icall(c, agreeing, buf[2], buf[3], &q[0]);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     if (rc == MPI_SUCCESS) MPI_Wait(&q[0], MPI_STATUS_IGNORE);
     MPI_Error_class(rc, &cls);
     checks++;
-    if (cls != MPI_ERR_ARG) printf("FAIL rank %d: %s ialltoallv hier gave %d\n", rank, what, cls), fails++;
+    if (cls != MPI_ERR_ARG) printf("FAIL rank %d: %s ialltoallv %s gave %d\n", rank, what, agreeing, cls), fails++;
   }
 }
 
 /* Persistent: linear, pairwise, the default (and hier); started twice,
  * new input between. */
 static void persistent(acase *c, const char *what) {
-  static const char *algos[] = {"linear", "pairwise", NULL, "hier"};
+  const char *algos[] = {"linear", "pairwise", NULL, agreeing};
   for (int a = 0; a < 3 + hier_on; a++) {
     MPI_Info info = MPI_INFO_NULL;
     MPI_Request q;
@@ -284,6 +288,7 @@ int main(int argc, char **argv) {
   break_at = getenv("COLLC_TEST_BREAK") ? atoi(getenv("COLLC_TEST_BREAK")) : 0;
   int quick = getenv("COLLC_TEST_QUICK") != NULL;
   hier_on = getenv("COLLC_TEST_HIER") && size > 1;
+  if (getenv("COLLC_TEST_AGREE")) agreeing = getenv("COLLC_TEST_AGREE"), hier_on = 1;
   const char *only = getenv("COLLC_TEST_KIND"); /* (debugging: one matrix kind) */
   if (size > MAXP) {
     if (rank == 0) printf("alltoallv: at most %d ranks\n", MAXP);

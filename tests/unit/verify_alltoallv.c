@@ -15,7 +15,8 @@
  * one rank receiving everything, primes (divisible by nothing), and 8
  * random ones with zeros (fixed seed); displacements packed, and in reverse
  * rank order with gaps (send and receive sides apart); in place (symmetric
- * counts, as MPI requires there); algorithms linear and pairwise, and hier
+ * counts, as MPI requires there); algorithms linear, pairwise, torus (d =
+ * 2 and 3: messages and units by brute force over its definition), and hier
  * on nodes of 2, of 3 and of ids (q * 7) mod 3 (interleaved, unequal): one
  * message per nonzero column (a node's blocks for one rank of another
  * node), the off-node units moved, whatever the algorithm's own arithmetic. */
@@ -31,8 +32,8 @@
 #define VLEN (2 * MAXP * MAXP)
 
 static long cases;
-static const char *const algos[] = {"linear", "pairwise", "hier"};
-enum { NALGO = 3, NLAYOUT = 3 };
+static const char *const algos[] = {"linear", "pairwise", "hier", "torus:d=2", "torus:d=3"};
+enum { NALGO = 5, NLAYOUT = 3 };
 
 /* Units rank q sends rank r for matrix kind v (symmetric when sym). */
 static int64_t count_of(int v, int p, int q, int r, int sym) {
@@ -92,6 +93,28 @@ static int64_t nonzero(int p, const int64_t *c, const collc_layout *L) {
   return n;
 }
 
+/* The torus's messages and units, by brute force over its definition: block
+ * (q, r) moves, dimension by dimension (D[0] fastest, the choice's last),
+ * from its holder to the rank with r's digit there; a message is a distinct
+ * (dimension, from, to) carrying a nonzero block. */
+static void torus_expect(int p, const int64_t *c, const collc_choice *ch, int64_t *msgs,
+                         int64_t *units) {
+  static char seen[4][MAXP][MAXP];
+  int d = ch->nf, D[4], w[4];
+  memset(seen, 0, sizeof seen);
+  *msgs = *units = 0;
+  for (int k = 0, wk = 1; k < d; k++) D[k] = ch->f[d - 1 - k], w[k] = wk, wk *= D[k];
+  for (int q = 0; q < p; q++)
+    for (int r = 0; r < p; r++) {
+      int64_t n = c[2 * p * q + r];
+      for (int k = 0, h = q; k < d && n && q != r; k++) {
+        int dh = h / w[k] % D[k], dr = r / w[k] % D[k], g = h + (dr - dh) * w[k];
+        if (dh == dr) continue;
+        *units += n, *msgs += !seen[k][h][g], seen[k][h][g] = 1, h = g;
+      }
+    }
+}
+
 /* Verify c, d under algorithm t; in place ip; node layout L (or NULL). */
 static void run(int p, const int64_t *c, const int64_t *d, const char *t, int ip,
                 const collc_layout *L) {
@@ -109,17 +132,19 @@ static void run(int p, const int64_t *c, const int64_t *d, const char *t, int ip
         ip ? " in place" : "", (long long)R.errors, R.deadlock ? " (deadlock)" : "",
         R.first_error);
   int64_t runs = L && layout_shares(L) ? 2 : 1; /* (the verifier runs segment programs twice) */
-  CHECK(R.units == runs * moved(p, c, L), "%s p=%d %s: %lld units moved, want %lld", t, p,
-        L ? L->desc : "", (long long)R.units, (long long)(runs * moved(p, c, L)));
+  int64_t want_units = moved(p, c, L), want_msgs = nonzero(p, c, L);
+  if (!strncmp(t, "torus", 5)) torus_expect(p, c, &ch, &want_msgs, &want_units);
+  CHECK(R.units == runs * want_units, "%s p=%d %s: %lld units moved, want %lld", t, p,
+        L ? L->desc : "", (long long)R.units, (long long)(runs * want_units));
   static sim_params M;
   static int have_m;
   sim_report S = {0};
   if (!have_m) have_m = !sim_params_parse("paper", &M, why, sizeof why);
   CHECK(have_m && sim_choice(&s, &ch, &M, &S), "simulate %s p=%d: %s", t, p, S.error);
-  CHECK(S.messages == nonzero(p, c, L) && S.bytes == moved(p, c, L) * s.unit_bytes,
+  CHECK(S.messages == want_msgs && S.bytes == want_units * s.unit_bytes,
         "simulate %s p=%d %s: %lld messages, %lld bytes; want %lld, %lld", t, p,
-        L ? L->desc : "", (long long)S.messages, (long long)S.bytes,
-        (long long)nonzero(p, c, L), (long long)(moved(p, c, L) * s.unit_bytes));
+        L ? L->desc : "", (long long)S.messages, (long long)S.bytes, (long long)want_msgs,
+        (long long)(want_units * s.unit_bytes));
 }
 
 /* Rank 0's program compiled with its receive blocks from ranks 1 and 2
@@ -176,6 +201,7 @@ int main(void) {
         }
   must_fail("linear");
   must_fail("pairwise");
+  must_fail("torus:d=1");
   printf("%d cases\n", (int)cases);
   return unit_summary("verify_alltoallv");
 }
