@@ -54,8 +54,8 @@ static atomic_int cu_ctx_seen; /* a context was seen: from then on, always ask *
  * this thread (the runtime's cudaMalloc makes the primary one active; a
  * driver-API program's own context is current where it calls MPI). A CPU
  * program on a GPU node so pays two driver reads per buffer, not
- * cudaPointerGetAttributes (measured on an H200 node: README). Without the
- * two functions: 0 (ask). */
+ * cudaPointerGetAttributes (whose cost showed in OSU on an H200 node; this
+ * gate is not yet measured there: README). Without the two functions: 0 (ask). */
 static int no_context(void) {
   void *ctx = NULL;
   int active = 0;
