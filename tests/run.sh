@@ -331,10 +331,11 @@ FAKE_FORCE=(COLLC_ALLREDUCE=recexch COLLC_ALLGATHER=recexch COLLC_REDUCE_SCATTER
 FAKE_ALGOS=(allreduce:recexch:14 reduce_scatter_block:recexch:6 allgather:recexch:6 reduce:tree:6
             bcast:tree:4 alltoall:linear:6 allgatherv:recexch:4 reduce_scatter:recexch:2)
 declare -A FAKE_LAUNCHES=([1]=36 [2]=80 [4]=229) # (launches over all ranks, forced plans)
-# fake_env LIB: the environment of a program on LIB's fake CUDA.
+# fake_env LIB [FIRST]: the environment of a program on LIB's fake CUDA (FIRST:
+# a library preloaded before collc, e.g. ASan's runtime for an instrumented one).
 fake_env() {
   local d=$PWD/build-$1/tests/fakecuda
-  echo "LD_LIBRARY_PATH=$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} LD_PRELOAD=$d/libcollc.so COLLC_STATS=1"
+  echo "LD_LIBRARY_PATH=$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} LD_PRELOAD=${2:+$2:}$d/libcollc.so COLLC_STATS=1"
 }
 # mem_totals N PROGRAM...: the program passes, and per collective the device calls
 # counted (native mem=cuda + served mem=cuda) are 10 (allreduce 21, bcast 8, allgatherv 4,
@@ -1014,9 +1015,7 @@ run_case "asan/alltoallv torus:d=2 agreed np=4" 120 env ASAN_OPTIONS=detect_leak
 # The fake CUDA under ASan: it writes cudaPointerAttributes whole, as CUDA 13
 # does, so a caller's short copy of the struct is a stack overflow here (the
 # first GPU run crashed on it).
-# (the preloaded library is instrumented: ASan's runtime is preloaded before it)
-read -ra ASAN_FAKE <<<"$(fake_env asan)"
-ASAN_FAKE[1]="LD_PRELOAD=$(gcc -print-file-name=libasan.so):${ASAN_FAKE[1]#LD_PRELOAD=}"
+read -ra ASAN_FAKE <<<"$(fake_env asan "$(gcc -print-file-name=libasan.so)")"
 for aw in 0 1; do
   run_case "asan/fake cuda cuda-aware=$aw np=2" 120 expect_all "gpu check: p=2 cuda-aware=$aw: ok" -- \
     env "${ASAN_FAKE[@]}" ASAN_OPTIONS=detect_leaks=0 COLLC_TEST_CUDA_AWARE=$aw "${FAKE_FORCE[@]}" \

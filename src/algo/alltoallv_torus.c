@@ -63,17 +63,17 @@ static void block_of(const tv *T, int64_t h, int64_t x, int64_t *src, int64_t *d
   *src = mix(T, T->done, x, h), *dst = mix(T, rest, x, h);
 }
 
-/* Units and offsets of my blocks in the current state into cnt, off (+ base
- * each, packed; or, first and last state, the user's displacements);
- * returns their total. */
-static int64_t state(tv *T, int first, int last, int64_t *cnt, int64_t *off) {
+/* Units and offsets of my blocks in the current state into cnt, off: base
+ * plus, packed, their running sum, or (first and last state) the user's
+ * displacements; returns their total. */
+static int64_t state(tv *T, int first, int last, int64_t base, int64_t *cnt, int64_t *off) {
   const collc_spec *s = T->s;
   int64_t at = 0, src, dst;
   for (int64_t x = 0; x < s->p; x++) {
     block_of(T, s->rank, x, &src, &dst);
     cnt[x] = a2av_count(s, (int)src, A2AV_SEND, (int)dst);
-    off[x] = first ? a2av_displ(s, s->rank, A2AV_SEND, (int)dst)
-             : last ? a2av_displ(s, s->rank, A2AV_RECV, (int)src) : at;
+    off[x] = base + (first ? a2av_displ(s, s->rank, A2AV_SEND, (int)dst)
+                     : last ? a2av_displ(s, s->rank, A2AV_RECV, (int)src) : at);
     at += cnt[x];
   }
   return at;
@@ -131,7 +131,7 @@ static int64_t largest(tv *T, const int *r, int K) {
   int64_t most = 0;
   for (int j = 1; j < K; j++) {
     T->done[r[j - 1]] = 1;
-    int64_t t = state(T, 0, 0, T->cnt, T->off);
+    int64_t t = state(T, 0, 0, 0, T->cnt, T->off);
     if (t > most) most = t;
   }
   for (int k = 0; k < T->d; k++) T->done[k] = 0;
@@ -157,14 +157,11 @@ static int torusv_gen(const collc_spec *s, const collc_choice *c, collc_prog *P)
     }
   }
   if (region) prog_need_tmp(P, 2 * region + (in == BUF_TMP ? all : 0));
-  state(&T, 1, K == 0, c0, o0);
-  if (in == BUF_TMP)
-    for (size_t x = 0; x < p; x++) o0[x] += 2 * region;
-  for (int j = 0; j < K; j++) {
+  state(&T, 1, 0, in == BUF_TMP ? 2 * region : 0, c0, o0);
+  for (int j = 0; j < K; j++) { /* (between rounds: TMP's two regions in turn) */
     int last = j == K - 1, ob = last ? BUF_RECV : BUF_TMP;
     T.done[r[j]] = 1;
-    state(&T, 0, last, c1, o1);
-    for (size_t x = 0; !last && (j % 2) && x < p; x++) o1[x] += region;
+    state(&T, 0, last, !last && j % 2 ? region : 0, c1, o1);
     round_on(&T, r[j], in, c0, o0, ob, c1, o1);
     int64_t *t = c0;
     c0 = c1, c1 = t, t = o0, o0 = o1, o1 = t;

@@ -45,7 +45,7 @@
 #define MAXE 12288 /* ints of a buffer */
 #define ORIGIN 2048 /* ints before the buffer pointer (negative displacements) */
 
-static int rank, size, fails, results, break_at, hier_on;
+static int rank, size, fails, results, break_at, agree_on;
 static const char *agreeing = "hier"; /* the forced algorithm that agrees on the counts */
 static long checks;
 static unsigned long long seed = 15;
@@ -160,7 +160,7 @@ static void blocking(const acase *c, const char *what) {
   const char *algos[] = {"native", "linear", "pairwise", NULL, NULL, agreeing};
   int *sb = buf[0], *want = buf[1], *got = buf[2];
   truth(c, sb, want);
-  for (int a = 0; a < 5 + hier_on; a++) {
+  for (int a = 0; a < 5 + agree_on; a++) {
     if (a == 5 && sizes_differ(c)) {
       hier_refused(c, what);
       break;
@@ -187,7 +187,7 @@ static void nonblocking(const acase *c, const char *what) {
   MPI_Waitall(n, q, sts);
   for (int a = 0; a < n; a++)
     compare(what, algos[a] ? algos[a] : "MPI_Ialltoallv", buf[3 + 2 * a], want);
-  if (hier_on) { /* (no agreement round without blocking: forced hier is refused) */
+  if (agree_on) { /* (no agreement round without blocking: forced hier is refused) */
     int cls, rc;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     rc = icall(c, agreeing, buf[2], buf[3], &q[0]);
@@ -203,7 +203,7 @@ static void nonblocking(const acase *c, const char *what) {
  * new input between. */
 static void persistent(acase *c, const char *what) {
   const char *algos[] = {"linear", "pairwise", NULL, agreeing};
-  for (int a = 0; a < 3 + hier_on; a++) {
+  for (int a = 0; a < 3 + agree_on; a++) {
     MPI_Info info = MPI_INFO_NULL;
     MPI_Request q;
     int *sb = buf[3], *got = buf[4], salt = c->salt;
@@ -287,8 +287,8 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   break_at = getenv("COLLC_TEST_BREAK") ? atoi(getenv("COLLC_TEST_BREAK")) : 0;
   int quick = getenv("COLLC_TEST_QUICK") != NULL;
-  hier_on = getenv("COLLC_TEST_HIER") && size > 1;
-  if (getenv("COLLC_TEST_AGREE")) agreeing = getenv("COLLC_TEST_AGREE"), hier_on = 1;
+  agree_on = getenv("COLLC_TEST_HIER") && size > 1;
+  if (getenv("COLLC_TEST_AGREE")) agreeing = getenv("COLLC_TEST_AGREE"), agree_on = 1;
   const char *only = getenv("COLLC_TEST_KIND"); /* (debugging: one matrix kind) */
   if (size > MAXP) {
     if (rank == 0) printf("alltoallv: at most %d ranks\n", MAXP);
