@@ -12,7 +12,9 @@
 #     each size the algorithm of the file's row covering it, from=tuning,
 #     and nothing decided by the built-in rows; iallreduce (MPI_Iallreduce +
 #     MPI_Wait) likewise by the file's nb rows. The truth is the file itself,
-#     read with jq, not collc's reader.
+#     read with jq, not collc's reader;
+#  3. (p = 2) the test hooks: a planted boundary is refined, and a class whose
+#     winners were all pruned is timed again with its neighbours' picks.
 set -u
 lib=$1 build=$2 np=$3
 shift 3
@@ -72,6 +74,21 @@ if ((np == 2)); then
     $n >= 1000 and $n < 10000' "$h" >/dev/null ||
     fail "the hooked boundary: $(jq -c '[.points[] | select(.refined)], .rules' "$h" | head -c 800)"
   echo "tune_mpi: hooked boundary refined at $(jq '[.points[] | select(.refined) | .bytes][0]' "$h") B"
+  # Second opinions: with native 100x slower everywhere collc wins every class, but
+  # the hook COLLC_TUNE_TEST_PRUNE keeps nothing but native at 1000 B, as if the
+  # simulator had pruned every winner there; the class must be timed again with
+  # its neighbours' picks and decide one of them (without the pass: native).
+  s=$dir/prune.json
+  out=$(env COLLC_TUNE_TEST_NATIVE=1 COLLC_TUNE_TEST_PRUNE=1000 "${launch[@]}" "$np" \
+    "$build/bin/collc-tune" --quick --budget 8 -C allreduce -o "$s" 2>&1) ||
+    fail "collc-tune with the prune hook failed"
+  grep -Eq '^collc-tune: allreduce 1000 B timed again with its neighbours. picks \([a-z].* \| [a-z].*\): native -> [a-z]' <<<"$out" ||
+    fail "no second opinion at 1000 B"
+  jq -e '([.points[] | select(.bytes == 1000)] | (map(.retimed) | all) and
+          (.[0].decision as $d | $d != "native" and any(.[]; .algo == $d))) and
+    ([.rules[] | select(.bmin <= 1000 and 1000 <= .bmax and (.nb | not))][0].algo != "native")' "$s" \
+    >/dev/null || fail "the pruned class: $(jq -c '[.points[] | select(.bytes == 1000)], .rules' "$s" | head -c 800)"
+  echo "tune_mpi: pruned class timed again with its neighbours' picks: $(jq -r '[.points[] | select(.bytes == 1000)][0].decision' "$s")"
 fi
 
 # The file's algorithm (registry name) for collective $1 at $2 bytes
