@@ -223,16 +223,21 @@ TUNE_MAX_OVER ?= 1048576
 TUNE_COLLS   ?= alltoall,allreduce,reduce_scatter_block,allgather,reduce,bcast
 TUNE_ARGS    ?=
 TUNE_BUILTIN ?= tuning/builtin.json
-TUNE_RUN      = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun.openmpi \
-  --oversubscribe --bind-to none --mca mpi_yield_when_idle 1 --mca op ^avx -np
+# Where p fits the cores the runs are bound one rank per core without yielding, as OSU
+# is run there and as applications run (README); beyond them oversubscribed, yielding.
+TUNE_RUN      = OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun.openmpi --mca op ^avx
+TUNE_BIND     = --bind-to core
+TUNE_OVER     = --oversubscribe --bind-to none --mca mpi_yield_when_idle 1
 tune: deps
 	$(MAKE) tools BUILD=build-openmpi MPICC=mpicc.openmpi
 	@mkdir -p bench/out
 ifneq ($(TUNE_NP),)
-	$(TUNE_RUN) $(TUNE_NP) build-openmpi/bin/collc-tune -o bench/out/tuning-p$(TUNE_NP).json $(TUNE_ARGS)
+	b="$(TUNE_BIND)"; [ $(TUNE_NP) -le $$(nproc) ] || b="$(TUNE_OVER)"; \
+	$(TUNE_RUN) $$b -np $(TUNE_NP) build-openmpi/bin/collc-tune -o bench/out/tuning-p$(TUNE_NP).json $(TUNE_ARGS)
 else
-	set -e; for p in $(TUNE_PS); do m=$(TUNE_MAX); [ $$p -le $$(nproc) ] || m=$(TUNE_MAX_OVER); \
-	  $(TUNE_RUN) $$p build-openmpi/bin/collc-tune -o bench/out/tuning-p$$p.json -C $(TUNE_COLLS) \
+	set -e; for p in $(TUNE_PS); do m=$(TUNE_MAX) b="$(TUNE_BIND)"; \
+	  [ $$p -le $$(nproc) ] || m=$(TUNE_MAX_OVER) b="$(TUNE_OVER)"; \
+	  $(TUNE_RUN) $$b -np $$p build-openmpi/bin/collc-tune -o bench/out/tuning-p$$p.json -C $(TUNE_COLLS) \
 	    --nb -m $$m --budget $(TUNE_BUDGET) $(TUNE_ARGS); done
 	bench/tune-builtin.sh tuning/builtin.json $(TUNE_BUILTIN) $(foreach p,$(TUNE_PS),bench/out/tuning-p$(p).json)
 endif
