@@ -162,8 +162,9 @@ run_case "openmpi/vcoll self-test must fail np=4" 120 bash -c '! "$@"' _ \
 # Gather, scatter, gatherv and scatterv (tests/mpi/rooted.c: every root, every algorithm
 # forced, against PMPI_ on the same input), the stats lines proving the trees ran; the MPI_
 # and MPI_I* entry points forced through COLLC_<COLL> (the stats line of the nonblocking
-# tree; gatherv's and scatterv's tree by the agreement round where blocking or persistent,
-# their nonblocking calls by the default rule with a warning); a corrupted result that must
+# tree; gatherv's and scatterv's tree by the agreement round, blocking, persistent and
+# nonblocking (the round started at the call, the plan compiled when it completes); on
+# elements of two sizes the default rule with a warning); a corrupted result that must
 # fail.
 for np in 1 2 3 4 5 6 7 8; do
   run_case "openmpi/rooted gather scatter np=$np" 120 expect_all "^collc-stats: gather tree calls=" \
@@ -177,6 +178,8 @@ run_case "openmpi/rooted gather scatter COLLC_<COLL> np=3" 120 \
 run_case "openmpi/rooted gather scatter COLLC_<COLL>, v-forms tree np=5" 120 expect_all \
   "^collc-stats: gatherv tree calls=[0-9]+ bytes=[0-9]+ from=env" \
   "^collc-stats: scatterv tree calls=[0-9]+ bytes=[0-9]+ from=env" \
+  "^collc-stats: igatherv tree calls=[0-9]+ bytes=[0-9]+ from=env" \
+  "^collc-stats: iscatterv tree calls=[0-9]+ bytes=[0-9]+ from=env" \
   "tree: gatherv needs the root's counts on every rank" -- \
   env COLLC_STATS=1 COLLC_GATHER=tree:3 COLLC_SCATTER=tree COLLC_GATHERV=tree \
   COLLC_SCATTERV=tree:3 "${OMPIRUN[@]}" 5 "$OMPI/tests/mpi_rooted"
@@ -248,11 +251,13 @@ for c in "5 2" "4 3" "3 0"; do
     env COLLC_TEST_HIER=1 COLLC_NODE_SIZE=$2 COLLC_STATS=1 "${OMPIRUN[@]}" $1 "$OMPI/tests/mpi_alltoallv"
 done
 # torus over unequal blocks: the same agreement, d = 2 at p = 4 and 6 (2x2, 3x2),
-# d = 3 at p = 8 (three rounds: the scratch halves alternate), a prime p (one round).
+# d = 3 at p = 8 (three rounds: the scratch halves alternate), a prime p (one round);
+# nonblocking too (two outstanding: the round at the call, the plan when it completes).
 for c in "4 2" "6 2" "8 3" "5 2"; do
   set -- $c
-  run_case "openmpi/alltoallv torus:d=$2 agreed, forced and persistent np=$1" 120 expect_all \
-    "^collc-stats: alltoallv torus calls=84 .*from=call" \
+  run_case "openmpi/alltoallv torus:d=$2 agreed, forced, nonblocking and persistent np=$1" 120 \
+    expect_all "^collc-stats: alltoallv torus calls=84 .*from=call" \
+    "^collc-stats: ialltoallv torus calls=168 .*from=call" \
     "^collc-stats: alltoallv torus calls=168 .*from=info" -- \
     env COLLC_TEST_AGREE=torus:d=$2 COLLC_STATS=1 "${OMPIRUN[@]}" $1 "$OMPI/tests/mpi_alltoallv"
 done
@@ -719,8 +724,9 @@ done
 run_case "mpich/alltoallv hier agreed quick np=5 node=2" 120 expect_stats \
   "^collc-stats: alltoallv hier calls=[0-9]+ .*from=call" env COLLC_TEST_QUICK=1 COLLC_TEST_HIER=1 \
   COLLC_NODE_SIZE=2 COLLC_STATS=1 "${MPICHRUN[@]}" 5 "$MPICH/tests/mpi_alltoallv"
-run_case "mpich/alltoallv torus:d=2 agreed quick np=4" 120 expect_stats \
-  "^collc-stats: alltoallv torus calls=[0-9]+ .*from=call" env COLLC_TEST_QUICK=1 \
+run_case "mpich/alltoallv torus:d=2 agreed, nonblocking too quick np=4" 120 expect_all \
+  "^collc-stats: alltoallv torus calls=[0-9]+ .*from=call" \
+  "^collc-stats: ialltoallv torus calls=[0-9]+ .*from=call" -- env COLLC_TEST_QUICK=1 \
   COLLC_TEST_AGREE=torus:d=2 COLLC_STATS=1 "${MPICHRUN[@]}" 4 "$MPICH/tests/mpi_alltoallv"
 for np in 1 2 3 5 8; do
   run_case "mpich/alltoall np=$np" 300 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
@@ -1003,14 +1009,20 @@ for np in 1 4 7; do
   run_case "asan/alltoall np=$np" 300 env ASAN_OPTIONS=detect_leaks=0 \
     "${OMPIRUN[@]}" $np build-asan/tests/mpi_alltoall
 done
+# (detect_stack_use_after_return: a nonblocking call's request must own what it reads
+# after the call has returned; the v-form trees' requests compile their plans then)
 run_case "asan/rooted gather scatter np=3" 120 env ASAN_OPTIONS=detect_leaks=0 \
   COLLC_GATHER=tree COLLC_SCATTER=tree:3 COLLC_GATHERV=linear COLLC_SCATTERV=linear \
   "${OMPIRUN[@]}" 3 build-asan/tests/mpi_rooted
+run_case "asan/rooted v-form trees, nonblocking agreed np=4" 120 \
+  env ASAN_OPTIONS=detect_leaks=0:detect_stack_use_after_return=1 \
+  COLLC_GATHERV=tree COLLC_SCATTERV=tree:3 "${OMPIRUN[@]}" 4 build-asan/tests/mpi_rooted
 run_case "asan/alltoallv np=3" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 3 build-asan/tests/mpi_alltoallv
 run_case "asan/alltoallv hier agreed np=3 node=2" 120 env ASAN_OPTIONS=detect_leaks=0 \
   COLLC_TEST_HIER=1 COLLC_NODE_SIZE=2 "${OMPIRUN[@]}" 3 build-asan/tests/mpi_alltoallv
-run_case "asan/alltoallv torus:d=2 agreed np=4" 120 env ASAN_OPTIONS=detect_leaks=0 \
+run_case "asan/alltoallv torus:d=2 agreed, nonblocking too np=4" 120 \
+  env ASAN_OPTIONS=detect_leaks=0:detect_stack_use_after_return=1 \
   COLLC_TEST_AGREE=torus:d=2 "${OMPIRUN[@]}" 4 build-asan/tests/mpi_alltoallv
 # The fake CUDA under ASan: it writes cudaPointerAttributes whole, as CUDA 13
 # does, so a caller's short copy of the struct is a stack overflow here (the

@@ -15,8 +15,9 @@
  * dispatch layer's agreement round, src/mpi/agree.c, one allgather of every
  * rank's p send counts before the first call of a count matrix; its plan is
  * then cached by the matrix's hash, and repeated calls with the same counts
- * pay nothing more). Nonblocking calls cannot make that round (the row does
- * not fit there). It reads no other rank's displacements.
+ * pay nothing more). A nonblocking call starts the round when called and
+ * compiles its plan when the round completes (every call: its plans are
+ * not cached). It reads no other rank's displacements.
  *
  * Layout: a rank holds p blocks before every round; they are numbered x in
  * [0, p) by the digits of x (the done dimensions: s's, the others: t's) and

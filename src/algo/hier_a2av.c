@@ -17,7 +17,8 @@
  * regions, the columns' pieces), so spec.vall. MPI gives each rank only
  * its own vectors; blocking and persistent calls make an agreement round
  * that gives every rank all ranks' send sides (src/mpi/agree.c: one
- * allgather), nonblocking ones cannot (the row does not fit there). It
+ * allgather); nonblocking ones start it too, but this row uses the node
+ * segment, which a nonblocking call cannot make (it does not fit there). It
  * reads no other rank's receive side or displacements (only its own
  * buffers' offsets: the verifier gives it zeros there), and takes the SEND
  * and RECV units to be of one size on every rank (the round checks that).

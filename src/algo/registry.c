@@ -94,8 +94,9 @@ int algo_text_needs(int coll, const char *text) {
 int algo_agreed(const collc_spec *s, const char *name, char *why, size_t wlen) {
   int all = coll_desc_of(s->coll)->counts_local; /* (alltoallv: every rank's send counts) */
   if (all ? s->vall : s->agreed) return 0;
-  snprintf(why, wlen, "%s: %s needs %s on every rank: blocking and persistent calls agree on "
-           "them (elements of one size%s), nonblocking ones cannot", name, coll_name(s->coll),
+  snprintf(why, wlen, "%s: %s needs %s on every rank: the agreement round gives them where "
+           "all elements have one size%s (nonblocking: without the node segment)", name,
+           coll_name(s->coll),
            all ? "every rank's send counts" : "the root's counts", all ? ", p <= 256" : "");
   return COLLC_EUNFIT;
 }

@@ -42,7 +42,7 @@ typedef struct dispatch_call {
    * gatherv root's, an allgatherv rank's or an alltoallv rank's own block
    * copied into place: rooted.c, vcoll.c, alltoallv.c), or NULL. MPI code. */
   int (*prestart)(const struct dispatch_call *d);
-  /* Gatherv and scatterv (rooted.c): spec.counts' own storage, p + 2
+  /* Gatherv and scatterv (rooted.c): spec.counts' own storage, p + 3
    * values, where the agreement round writes the root's counts (for an
    * algorithm that needs them everywhere, collc_algo.agrees), or NULL. */
   int64_t *vown;
@@ -111,6 +111,16 @@ void dispatch_entry_buffers(const collc_spec *s, call_entry *e);
  * cleared. Collective: blocking and persistent calls only. MPI_SUCCESS or
  * an error class. */
 int dispatch_agree(dispatch_call *d, const char *text);
+/* Whether call d under text makes an agreement round (text names an
+ * algorithm that agrees; alltoallv: at most AGREE_MAXP ranks). */
+int dispatch_agree_needed(const dispatch_call *d, const char *text);
+/* The round in two halves, for a nonblocking call: int64_t values of the
+ * buffer the round of d needs (gatherv, scatterv: none, it works in
+ * d->vown); start it on d's communicator (*q its request); then, *q
+ * complete, d's spec as dispatch_agree leaves it. */
+size_t dispatch_agree_values(const dispatch_call *d);
+int dispatch_agree_start(dispatch_call *d, int64_t *m, MPI_Request *q);
+void dispatch_agree_end(dispatch_call *d, int64_t *m);
 /* Serve call d natively: the native call now, or (persistent init) a
  * request that makes it at each start. Counted as native with bytes. */
 int dispatch_native(const dispatch_call *d, long long bytes);
@@ -287,7 +297,7 @@ int nb_native(const dispatch_call *d, long long bytes);
 void nb_clear(collc_state *st);
 
 /* Persistent requests (request.c). What a start does. */
-enum { REQ_PLAN, REQ_NATIVE, REQ_EMPTY };
+enum { REQ_PLAN, REQ_NATIVE, REQ_EMPTY, REQ_AGREE };
 /* What a REQ_PLAN request runs, all of it its own: a reference to the
  * plan (or, lent, the plan of a nonblocking call-cache entry, which
  * request_unborrow turns into a reference before the entry lets it go),
@@ -331,6 +341,19 @@ int request_nb(const dispatch_call *d, collc_state *st, const call_entry *e, int
 /* Give every request of st that borrows plan pl a reference of its own
  * (before a call-cache entry lets pl go). Not under the request lock. */
 void request_unborrow(collc_state *st, const collc_plan *pl);
+/* Nonblocking call d's request *d->ireq when its algorithm (text;
+ * forced: the call's own) needs the agreement round (REQ_AGREE): the round
+ * started now on d's communicator (d's vectors and datatypes copied), its
+ * place in st's tag order taken now; when the round completes, inside a
+ * completion call, nb_agreed compiles its plan, which then runs as
+ * request_nb's. Local. MPI_SUCCESS or an error class. */
+int request_nb_agree(const dispatch_call *d, collc_state *st, const char *text, int forced);
+/* The plan of such a call d once its round has completed (d's spec agreed,
+ * or as it was where the ranks' elements differ in size) into e (kind,
+ * algo, bytes, the plan owned): text's where it fits, else (not forced)
+ * the collective's direct algorithm, which needs no round; the same on
+ * every rank. MPI_SUCCESS, MPI_ERR_ARG (forced, does not fit) or a class. */
+int nb_agreed(dispatch_call *d, collc_state *st, const char *text, int forced, call_entry *e);
 /* Nonblocking call d's request, complete already (nothing moves). */
 int request_nb_done(const dispatch_call *d, int algo);
 /* Let st's exclusive nonblocking executions end (they move on meanwhile),

@@ -22,6 +22,7 @@
  * always the one a fresh decision would make. The request itself
  * (request.c) waits, when it must, for the private communicator, for the
  * earlier executions holding its tag, and for the earlier exclusive ones. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dispatch.h"
@@ -142,17 +143,66 @@ static int nb_unset(dispatch_call *d, collc_state *st, const char *text, call_en
   return nb_native_guarded(d, st, e);
 }
 
+/* What serves a nonblocking call whose agreeing algorithm does not fit
+ * once the round has shown every rank's counts (elements of two sizes):
+ * the collective's direct algorithm, which needs no round (every
+ * collective with an agreeing algorithm has one: gatherv, scatterv,
+ * alltoallv). Native cannot serve it there: its call would come later
+ * than the caller's next collectives on some ranks. */
+#define NB_AGREE_FALLBACK "linear"
+
+/* Whether nonblocking call d under text makes its agreement round
+ * (request_nb_agree): text parses and names an algorithm that agrees and
+ * uses no node segment (a nonblocking call cannot make one; those that
+ * agree have no group communicators). Not under SMPI, whose simulated
+ * time a polling wait does not advance. */
+static int nb_defers(const dispatch_call *d, const char *text) {
+#ifdef SMPI_SHARED_MALLOC
+  (void)d, (void)text;
+  return 0;
+#else
+  collc_choice c;
+  char why[120];
+  return dispatch_agree_needed(d, text) && !dispatch_empty(&d->spec) &&
+         choice_parse(d->spec.coll, text, &c, why, sizeof why) == 0 && !dispatch_uses_segment(&c);
+#endif
+}
+
+int nb_agreed(dispatch_call *d, collc_state *st, const char *text, int forced, call_entry *e) {
+  collc_choice c;
+  char why[200];
+  if (choice_parse(d->spec.coll, text, &c, why, sizeof why) ||
+      choice_resolve(&d->spec, &c, why, sizeof why)) {
+    char key[64];
+    if (forced) return MPI_ERR_ARG;
+    snprintf(key, sizeof key, "nb-agree %s %s", coll_name(d->spec.coll), text);
+    collc_warn_once(key, "nonblocking %s %s: %s; served by %s", coll_name(d->spec.coll), text,
+                    why, NB_AGREE_FALLBACK);
+    if (choice_parse(d->spec.coll, NB_AGREE_FALLBACK, &c, why, sizeof why) ||
+        choice_resolve(&d->spec, &c, why, sizeof why))
+      return MPI_ERR_INTERN;
+  }
+  int rc = nb_serve_by(d, st, NULL, &c, e);
+  if (!rc && e->kind == CALL_PLAN && e->excl) /* (took no place in the exclusive order) */
+    plan_free(e->plan), free((void *)e->gcomm), e->gcomm = NULL, e->kind = 0;
+  return rc || e->kind == CALL_PLAN ? rc : MPI_ERR_INTERN; /* (native, exclusive: never) */
+}
+
 /* Decide nonblocking call d (d->spec.layout set if known) with algorithm
  * forced (NULL: selection) into e (kind and algo; a plan and its group
- * communicators, owned). MPI_SUCCESS, MPI_ERR_ARG for a forced text that
- * does not parse or fit, or another class (a plan unusable on this rank
- * only, which would leave the ranks disagreeing: out of memory). */
-static int nb_decide(dispatch_call *d, const char *forced, collc_state *st, call_entry *e) {
+ * communicators, owned), or (*deferred) make its request now, which
+ * decides when its agreement round completes. MPI_SUCCESS, MPI_ERR_ARG
+ * for a forced text that does not parse or fit, or another class (a plan
+ * unusable on this rank only, which would leave the ranks disagreeing:
+ * out of memory). */
+static int nb_decide(dispatch_call *d, const char *forced, collc_state *st, call_entry *e,
+                     int *deferred) {
   collc_choice c;
   decision_key dk;
   const char *text = nb_selection(d, forced, st);
   int by_name = forced || *config_get()->algorithm[d->spec.coll];
   if (by_name && nb_awaits_layout(d, text)) return nb_unset(d, st, text, e);
+  if (nb_defers(d, text)) return (*deferred = 1), request_nb_agree(d, st, text, forced != NULL);
   int rc = strcmp(text, "native") ? dispatch_choose(d, text, forced != NULL, &c) : -1;
   if (rc > 0) return rc;
   if (dispatch_empty(&d->spec)) { /* nothing moves, on every rank */
@@ -209,8 +259,9 @@ int nb_dispatch(const dispatch_call *d0, const char *forced, long long native_by
   collc_state *st = state_get(d->comm, 1);
   if (!st) return collc_raise(d->comm, MPI_ERR_NO_MEM);
   if (st->layout_done) call.spec.layout = st->layout;
-  int rc = nb_decide(d, forced, st, &e);
+  int deferred = 0, rc = nb_decide(d, forced, st, &e, &deferred);
   if (rc) return collc_raise(d->comm, rc);
+  if (deferred) return MPI_SUCCESS; /* (its request made: never remembered, as a round's) */
   e.src = d->src;
   if (!e.kind) return nb_native(d, native_bytes);
   if (d->ck && !call_prepare(&e, d->ck) && (slot = call_slot(&st->nbcalls, d->ck))) {

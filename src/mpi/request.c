@@ -39,6 +39,13 @@ struct preq {
   unsigned ticket, tticket;    /* its places in st's exclusive and tag orders */
   int tagi;                    /* its tag: NB_TAG_BASE + tagi */
   MPI_Comm gcopy[COLLC_MAXF + 1]; /* its group communicators (st's families) */
+  /* REQ_AGREE (a nonblocking call waiting for its agreement round, nreq):
+   * the selection text and whether the call forced it; its counts,
+   * displacements and the round's values (abuf, kept with the object). */
+  char text[256];
+  int forced;
+  int64_t *abuf, *am;
+  size_t acap;
   struct preq *fnext;          /* free list */
   struct preq *hnext;          /* hash chain */
   struct preq *anext, *aprev;  /* active list */
@@ -200,6 +207,7 @@ static void destroy(preq *r) {
     return;
   }
   ctx_free(r->ctx);
+  free(r->abuf);
   free(r);
 }
 
@@ -340,6 +348,64 @@ int request_nb_done(const dispatch_call *d, int algo) {
   return MPI_SUCCESS;
 }
 
+/* r's own copies of d's count vectors (gatherv, scatterv: vown's p + 3),
+ * displacements and room for the round (abuf, grown, kept), d's spec
+ * pointed at them. MPI_SUCCESS or MPI_ERR_NO_MEM. */
+static int agree_copy(preq *r, const dispatch_call *d) {
+  size_t n = (size_t)spec_vec_len(&d->spec), nc = d->vown ? (size_t)d->spec.p + 3 : n;
+  size_t nd = d->spec.displs ? n : 0, need = nc + nd + dispatch_agree_values(d);
+  if (need > r->acap) {
+    int64_t *b = realloc(r->abuf, need * sizeof *b);
+    if (!b) return MPI_ERR_NO_MEM;
+    r->abuf = b, r->acap = need;
+  }
+  memcpy(r->abuf, d->vown ? d->vown : d->spec.counts, nc * sizeof *r->abuf);
+  r->d.spec.counts = r->abuf;
+  r->d.vown = d->vown ? r->abuf : NULL;
+  if (nd) memcpy(r->abuf + nc, d->spec.displs, nd * sizeof *r->abuf), r->d.spec.displs = r->abuf + nc;
+  r->am = r->abuf + nc + nd;
+  return MPI_SUCCESS;
+}
+
+int request_nb_agree(const dispatch_call *d, collc_state *st, const char *text, int forced) {
+  int rc = MPI_SUCCESS;
+  take();
+  if (st->priv == MPI_COMM_NULL && st->priv_req == MPI_REQUEST_NULL) /* all ranks, this call */
+    rc = PMPI_Comm_idup(d->comm, &st->priv_new, &st->priv_req);
+  if (!rc && !st->nb_busy && !(st->nb_busy = calloc(2 * NB_TAGS, 1))) rc = MPI_ERR_NO_MEM;
+  preq *r = rc ? NULL : preq_new();
+  if (r && !r->ctx && !(r->ctx = ctx_new())) rc = MPI_ERR_NO_MEM;
+  if (!rc && !r) rc = MPI_ERR_NO_MEM;
+  if (!rc) {
+    r->d = *d, r->d.ck = NULL, r->d.hint = NULL, r->d.request = NULL, r->d.ireq = NULL;
+    r->d.prestart = NULL;
+    rc = agree_copy(r, d);
+  }
+  if (!rc && (rc = request_dup_types(&r->d)) == MPI_SUCCESS &&
+      (rc = dispatch_agree_start(&r->d, r->am, &r->nreq)) != MPI_SUCCESS)
+    request_free_types(&r->d);
+  if (!rc && (rc = handle_new(&r->handle)) != MPI_SUCCESS) /* (the round runs on: erroneous) */
+    request_free_types(&r->d);
+  if (rc) {
+    if (r) r->fnext = freelist, freelist = r, nfree++;
+    give();
+    return rc;
+  }
+  snprintf(r->text, sizeof r->text, "%s", text);
+  r->forced = forced;
+  r->kind = REQ_AGREE, r->excl = 0, r->algo = 0, r->bytes = 0, r->rp.lent = 0, r->rp.pl = NULL;
+  state_ref(r->st = st);
+  r->tagi = (int)(st->nb_seq++ % NB_TAGS); /* (its place in the tag order: taken now) */
+  r->tticket = st->nb_busy[r->tagi]++;
+  r->w = (exec_where){MPI_COMM_NULL, NB_TAG_BASE + r->tagi, r->gcopy, &st->seg, NULL};
+  r->state = REQ_RUNNING;
+  active_add(r);
+  table_add(r);
+  *d->ireq = r->handle;
+  give();
+  return MPI_SUCCESS;
+}
+
 void request_quiesce(collc_state *st) {
   take();
   while (st->excl_done != st->excl_next) {
@@ -375,7 +441,7 @@ static void ended(preq *r, int rc) {
   if (rc) PMPI_Error_class(rc, &r->err);
   r->state = REQ_DONE;
   active_remove(r);
-  if (r->oneshot && r->kind == REQ_PLAN) { /* later executions may start now */
+  if (r->oneshot && r->kind != REQ_EMPTY) { /* later executions may start now */
     r->st->nb_busy[NB_TAGS + r->tagi]++;
     if (r->excl) r->st->excl_done++;
   }
@@ -421,9 +487,32 @@ static void try_start(preq *r) {
   if (done || rc) ended(r, rc);
 }
 
+/* REQ_AGREE r's round has completed (under lock): its plan compiled
+ * (nb_agreed) and started if its gate is open; an error ends r. */
+static void agreed(preq *r) {
+  call_entry e = {0};
+  dispatch_agree_end(&r->d, r->am);
+  int rc = nb_agreed(&r->d, r->st, r->text, r->forced, &e);
+  request_free_types(&r->d); /* (the plan holds its own) */
+  free((void *)e.gcomm);     /* (none: such plans have no groups) */
+  if (rc) {
+    ended(r, rc);
+    return;
+  }
+  r->kind = REQ_PLAN, r->rp.pl = e.plan, r->rp.lent = 0;
+  r->algo = e.algo, r->bytes = e.bytes;
+  stats_add(r->d.spec.coll + COLLC_COLL_COUNT, r->algo, r->d.src, r->bytes);
+  try_start(r);
+}
+
 /* Move r on without blocking (under lock). */
 static void advance(preq *r) {
   int done = 0, rc;
+  if (r->kind == REQ_AGREE) {
+    if ((rc = PMPI_Test(&r->nreq, &done, MPI_STATUS_IGNORE))) ended(r, rc);
+    else if (done) agreed(r);
+    return;
+  }
   if (r->oneshot && r->kind == REQ_PLAN && !r->started) {
     try_start(r);
     return;
@@ -453,7 +542,8 @@ static void run_alone(preq *r) {
 
 void req_finish(preq *r) {
   while (r->state == REQ_RUNNING) {
-    if (req_nactive() == 1 && (r->kind != REQ_PLAN || !r->oneshot || r->started)) {
+    if (req_nactive() == 1 &&
+        (r->kind == REQ_NATIVE || (r->kind == REQ_PLAN && (!r->oneshot || r->started)))) {
       run_alone(r);
       return;
     }
@@ -505,6 +595,7 @@ void request_finalize(void) {
     preq *r = freelist;
     freelist = r->fnext;
     ctx_free(r->ctx);
+    free(r->abuf);
     free(r);
   }
   nfree = 0;

@@ -323,7 +323,7 @@ static int fast(const rargs *a, dispatch_call *d, call_key *k, MPI_Request *req,
  * selection, through the call caches), or with pa make its persistent
  * request (pa->oneshot: a nonblocking call's). */
 static int rooted(const rargs *a, const char *forced, MPI_Comm comm, const persist_args *pa) {
-  int64_t c[ROOTED_MAXP + 2], dsp[ROOTED_MAXP]; /* (c: + 2 for the agreement round) */
+  int64_t c[ROOTED_MAXP + 3], dsp[ROOTED_MAXP]; /* (c: + 3 for the agreement round) */
   char hint[256];
   int inter, p = 1, rank = 0, rc, err = args_comm(comm, &inter);
   if (err) return collc_raise(MPI_COMM_NULL, err);

@@ -32,9 +32,12 @@
  * agreement round at each blocking call and at the persistent init (info
  * collc_algorithm=hier); where the ranks' elements differ in size (send
  * 2 ints, receive 1) forced hier must return MPI_ERR_ARG on every rank, as
- * must a forced nonblocking hier (it cannot make the round).
+ * must a forced nonblocking hier (it has no node segment before a blocking
+ * call of its key, which the agreed matrix is part of).
  * COLLC_TEST_AGREE=<algorithm>: the same with that algorithm (torus:d=2),
- * at any p. */
+ * at any p; it needs no node segment, so its nonblocking calls make their
+ * round too: two outstanding with a linear one, against the truth; on
+ * unequal element sizes, accepted and completed with MPI_ERR_ARG. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,6 +175,38 @@ static void blocking(const acase *c, const char *what) {
   }
 }
 
+/* Nonblocking calls of COLLC_TEST_AGREE's algorithm (it needs no node
+ * segment): two outstanding with a linear one between them, each making its
+ * agreement round when called and compiling its plan when that completes;
+ * where the elements differ in size, a forced one is accepted and
+ * completes with MPI_ERR_ARG (every rank alike). */
+static void agree_nonblocking(const acase *c, const char *what) {
+  const char *algos[] = {agreeing, "linear", agreeing};
+  MPI_Request q[3];
+  MPI_Status sts[3]; /* (MPICH's gcc flags MPI_STATUSES_IGNORE) */
+  int rc, cls, *want = buf[1];
+  truth(c, buf[0], want);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  if (sizes_differ(c)) {
+    fill(c, buf[2], buf[3]);
+    rc = icall(c, agreeing, buf[2], buf[3], &q[0]);
+    if (rc == MPI_SUCCESS) rc = MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+    MPI_Error_class(rc, &cls);
+    checks++;
+    if (cls != MPI_ERR_ARG) printf("FAIL rank %d: %s i%s on unequal elements gave %d\n", rank, what, agreeing, cls), fails++;
+  } else {
+    for (int a = 0; a < 3; a++) {
+      fill(c, buf[2 + 2 * a], buf[3 + 2 * a]);
+      if ((rc = icall(c, algos[a], buf[2 + 2 * a], buf[3 + 2 * a], &q[a])))
+        printf("FAIL rank %d: %s i%s returned %d\n", rank, what, algos[a], rc), fails++;
+    }
+    if ((rc = MPI_Waitall(3, q, sts)))
+      printf("FAIL rank %d: %s waitall after i%s returned %d\n", rank, what, agreeing, rc), fails++;
+    for (int a = 0; a < 3; a++) compare(what, algos[a], buf[3 + 2 * a], want);
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 /* Nonblocking: linear, pairwise and MPI_Ialltoallv outstanding together. */
 static void nonblocking(const acase *c, const char *what) {
   static const char *algos[] = {"linear", "pairwise", NULL};
@@ -187,7 +222,8 @@ static void nonblocking(const acase *c, const char *what) {
   MPI_Waitall(n, q, sts);
   for (int a = 0; a < n; a++)
     compare(what, algos[a] ? algos[a] : "MPI_Ialltoallv", buf[3 + 2 * a], want);
-  if (agree_on) { /* (no agreement round without blocking: forced hier is refused) */
+  if (agree_on && strcmp(agreeing, "hier")) agree_nonblocking(c, what);
+  else if (agree_on) { /* (hier: no node segment without blocking: forced, it is refused) */
     int cls, rc;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     rc = icall(c, agreeing, buf[2], buf[3], &q[0]);

@@ -244,19 +244,28 @@ static MPI_Datatype vector_type(void) {
 
 /* Gather and scatter of 5 ints for every root, a gather of 5 vector_type
  * elements (the type freed while the calls run), and gatherv and scatterv
- * of prime counts, all outstanding at once (MPI_I*), then against PMPI_. */
+ * of prime counts, also with elements of two sizes (the root's blocks
+ * contiguous(2, int) against 2c ints elsewhere: a tree named by
+ * COLLC_GATHERV finds that in its agreement round and serves them by
+ * linear), all outstanding at once (MPI_I*), then against PMPI_. */
 static void nonblocking(void) {
   enum { N = 5 };
   static int gin[N], gout[8][8 * N], sout[8][N], vout[8][8 * 19], wout[8][19];
-  static int gref[8][8 * N], sref[8][N], vref[8][8 * 19], wref[8][19], sin[8 * 19];
+  static int gref[8][8 * N], sref[8][N], vref[8][8 * 19], wref[8][19], sin[2 * 8 * 19];
   static int hin[4 * N], hout[8][8 * 4 * N], href[8][8 * 4 * N];
-  MPI_Request q[5 * 8];
-  MPI_Status st[5 * 8]; /* (MPICH's gcc flags MPI_STATUSES_IGNORE) */
+  static int v2out[8][2 * 8 * 19], w2out[8][2 * 19], v2ref[8][2 * 8 * 19], w2ref[8][2 * 19];
+  MPI_Request q[7 * 8];
+  MPI_Status st[7 * 8]; /* (MPICH's gcc flags MPI_STATUSES_IGNORE) */
+  MPI_Datatype two;
+  MPI_Type_contiguous(2, MPI_INT, &two);
+  MPI_Type_commit(&two);
   int c[8], d[8], n = 0;
   counts_of(size + 1, size, c);
   for (int q2 = 0, at = 0; q2 < size; q2++) d[q2] = at, at += c[q2];
   for (int i = 0; i < N; i++) gin[i] = rank * 100 + i;
-  for (int i = 0; i < 8 * 19; i++) sin[i] = rank * 1000 + i;
+  for (int i = 0; i < 2 * 8 * 19; i++) sin[i] = rank * 1000 + i;
+  memset(v2out, 0, sizeof v2out), memset(w2out, 0, sizeof w2out);
+  memset(v2ref, 0, sizeof v2ref), memset(w2ref, 0, sizeof w2ref);
   memset(gout, 0, sizeof gout), memset(sout, 0, sizeof sout);
   memset(vout, 0, sizeof vout), memset(wout, 0, sizeof wout);
   memset(gref, 0, sizeof gref), memset(sref, 0, sizeof sref);
@@ -270,6 +279,14 @@ static void nonblocking(void) {
     MPI_Iscatter(sin, N, MPI_INT, sout[r], N, MPI_INT, r, MPI_COMM_WORLD, &q[n++]);
     MPI_Igatherv(sin, c[rank], MPI_INT, vout[r], c, d, MPI_INT, r, MPI_COMM_WORLD, &q[n++]);
     MPI_Iscatterv(sin, c, d, MPI_INT, wout[r], c[rank], MPI_INT, r, MPI_COMM_WORLD, &q[n++]);
+    if (rank == r) {
+      MPI_Igatherv(sin, c[rank], two, v2out[r], c, d, two, r, MPI_COMM_WORLD, &q[n++]);
+      MPI_Iscatterv(sin, c, d, two, w2out[r], c[rank], two, r, MPI_COMM_WORLD, &q[n++]);
+    } else {
+      MPI_Igatherv(sin, 2 * c[rank], MPI_INT, NULL, NULL, NULL, two, r, MPI_COMM_WORLD, &q[n++]);
+      MPI_Iscatterv(NULL, NULL, NULL, two, w2out[r], 2 * c[rank], MPI_INT, r, MPI_COMM_WORLD,
+                    &q[n++]);
+    }
   }
   MPI_Type_free(&vt); /* (while the calls run: MPI allows it) */
   int rc = MPI_Waitall(n, q, st);
@@ -280,12 +297,21 @@ static void nonblocking(void) {
     PMPI_Scatter(sin, N, MPI_INT, sref[r], N, MPI_INT, r, MPI_COMM_WORLD);
     PMPI_Gatherv(sin, c[rank], MPI_INT, vref[r], c, d, MPI_INT, r, MPI_COMM_WORLD);
     PMPI_Scatterv(sin, c, d, MPI_INT, wref[r], c[rank], MPI_INT, r, MPI_COMM_WORLD);
+    if (rank == r) {
+      PMPI_Gatherv(sin, c[rank], two, v2ref[r], c, d, two, r, MPI_COMM_WORLD);
+      PMPI_Scatterv(sin, c, d, two, w2ref[r], c[rank], two, r, MPI_COMM_WORLD);
+    } else {
+      PMPI_Gatherv(sin, 2 * c[rank], MPI_INT, NULL, NULL, NULL, two, r, MPI_COMM_WORLD);
+      PMPI_Scatterv(NULL, NULL, NULL, two, w2ref[r], 2 * c[rank], MPI_INT, r, MPI_COMM_WORLD);
+    }
   }
   MPI_Type_free(&vt);
+  MPI_Type_free(&two);
   checks++;
   if (rc || memcmp(gout, gref, sizeof gout) || memcmp(sout, sref, sizeof sout) ||
       memcmp(vout, vref, sizeof vout) || memcmp(wout, wref, sizeof wout) ||
-      memcmp(hout, href, sizeof hout)) {
+      memcmp(hout, href, sizeof hout) || memcmp(v2out, v2ref, sizeof v2out) ||
+      memcmp(w2out, w2ref, sizeof w2out)) {
     printf("FAIL rank %d: nonblocking p=%d: rc %d or results differ\n", rank, size, rc);
     fails++;
   }
