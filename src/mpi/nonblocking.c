@@ -13,7 +13,9 @@
  * nonblocking call only where a blocking call with the same decision key
  * has set it up; until then the rule's rows that need none decide (an
  * algorithm asked for by name: native). Group communicators only where
- * they exist; otherwise the call is native. A nonblocking call whose plan is compiled
+ * they exist; otherwise the call is native. An algorithm that needs an
+ * agreement round (and no node segment) starts it as a native nonblocking
+ * collective and is decided when it completes (nb_defers, nb_agreed). A nonblocking call whose plan is compiled
  * here binds its own duplicates of derived datatypes (MPI lets the user
  * free a type while the call runs).
  *
