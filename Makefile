@@ -217,10 +217,10 @@ bench: deps
 # at that p with TUNE_ARGS only (a tuning file for COLLC_TUNING), the built-in rule untouched.
 TUNE_NP      ?=
 TUNE_PS      ?= 2 4 8
-TUNE_BUDGET  ?= 180
+TUNE_BUDGET  ?= 270
 TUNE_MAX     ?= 4194304
 TUNE_MAX_OVER ?= 1048576
-TUNE_COLLS   ?= alltoall,allreduce,reduce_scatter_block,allgather,reduce,bcast
+TUNE_COLLS   ?= alltoall,allreduce,reduce_scatter_block,allgather,reduce,bcast,allgatherv,reduce_scatter,gather,scatter
 TUNE_ARGS    ?=
 TUNE_BUILTIN ?= tuning/builtin.json
 # Where p fits the cores the runs are bound one rank per core without yielding, as OSU

@@ -2,11 +2,14 @@
 # tests/tune_mpi.sh LIBRARY BUILD NP LAUNCHER...: collc-tune end to end in
 # quick mode at NP ranks (LIBRARY "Open MPI" or "MPICH", the one BUILD is
 # for; LAUNCHER ends with its process-count flag):
-#  1. collc-tune --quick -C allreduce,reduce,iallreduce writes a valid file: format 1, this library,
+#  1. collc-tune --quick -C allreduce,reduce,iallreduce,allgatherv writes a valid file: format 1,
+#     this library,
 #     p = NP, rows for this p only that cover every measured size, a point
 #     per timed variant, the native configuration (default), the guideline
 #     report (each violation slower than its mock-up), the summary table;
 #     iallreduce (the nonblocking form) as rows marked nb, covering its sizes too;
+#     allgatherv (a counted collective: equal counts) with the decision's
+#     bytes, the whole vector's (p blocks);
 #  2. the library then uses its decisions: collc-bench's default selection at
 #     the measured sizes, with COLLC_TUNING set, must show (COLLC_STATS) for
 #     each size the algorithm of the file's row covering it, from=tuning,
@@ -25,18 +28,20 @@ f=$dir/tuning.json
 fail() { echo "${out:-}" | tail -30; echo "tune_mpi: $*"; exit 1; }
 
 t0=$SECONDS
-out=$("${launch[@]}" "$np" "$build/bin/collc-tune" --quick -C allreduce,reduce,iallreduce -o "$f" 2>&1) ||
+out=$("${launch[@]}" "$np" "$build/bin/collc-tune" --quick -C allreduce,reduce,iallreduce,allgatherv \
+  -o "$f" 2>&1) ||
   fail "collc-tune failed"
 echo "tune_mpi: collc-tune --quick at p=$np: $((SECONDS - t0)) s"
 grep -q '^# collc-tune, p='"$np"'.*written to' <<<"$out" || fail "no summary line"
 grep -Eq '^  allreduce +1000 ' <<<"$out" || fail "no summary table"
-grep -Eq '^collc-tune: \[[0-9]+/9\] .*about [0-9]+ s left$' <<<"$out" || fail "no progress lines"
+grep -Eq '^collc-tune: \[[0-9]+/12\] .*about [0-9]+ s left$' <<<"$out" || fail "no progress lines"
 jq -e --arg lib "$lib" --argjson p "$np" '
   .format == "collc-tuning" and .version == 1 and .mpi.library == $lib and .p == $p and
   (.machine.nodes >= 1) and (.machine.ranks_per_node >= 1) and (.machine.hwloc | length > 0) and
-  (.points | length >= 9) and (.rules | length >= 3) and .native.allreduce == "default" and
+  (.points | length >= 12) and (.rules | length >= 4) and .native.allreduce == "default" and
   any(.rules[]; .nb == true and .coll == "allreduce") and
-  ([.points[] | .coll] | unique) == ["allreduce", "iallreduce", "reduce"] and
+  ([.points[] | .coll] | unique) == ["allgatherv", "allreduce", "iallreduce", "reduce"] and
+  all(.points[] | select(.coll == "allgatherv"); .bytes == .count * 8 * $p) and
   (.guidelines | type == "array") and
   all(.guidelines[]; (.impl == "native" or .impl == "collc") and .us > .mockup_us) and
   all(.rules[]; .pmin == $p and .pmax == $p and .lib == $lib and .bmin <= .bmax)' "$f" \
@@ -100,17 +105,21 @@ algo_at() {
     '[.rules[] | select(.coll == $c and .nb == $nb and .bmin <= $b and $b <= .bmax)][0].algo
      // "NONE"' "$f" | sed 's/:.*//'
 }
-for coll in allreduce reduce iallreduce; do
-  # the measured sizes (quick: 1 B, 1000 B, 100000 B as doubles)
+for coll in allreduce reduce iallreduce allgatherv; do
+  # the measured sizes (quick: 1 B, 1000 B, 100000 B; allgatherv's of the whole
+  # vector, count * 8 * p) as count:bytes
+  pts=$(jq -r --arg c "$coll" '[.points[] | select(.coll == $c) | "\(.count):\(.bytes)"] | unique |
+    join(" ")' "$f")
   counts=$(jq -r --arg c "$coll" '[.points[] | select(.coll == $c) | .count] | unique | join(",")' "$f")
   out=$(env COLLC_STATS=1 COLLC_TUNING="$f" "${launch[@]}" "$np" "$build/bin/collc-bench" \
     -C "$coll" -c "$counts" -a default -w 1 -r 3 2>&1) || fail "collc-bench $coll failed"
-  for c in ${counts//,/ }; do
-    a=$(algo_at "$coll" $((c * 8)))
-    [[ $a != NONE ]] || fail "no row covers $coll at $((c * 8)) B"
+  for pt in $pts; do
+    b=${pt#*:}
+    a=$(algo_at "$coll" "$b")
+    [[ $a != NONE ]] || fail "no row covers $coll at $b B"
     grep -Eq "^collc-stats: $coll $a calls=[0-9]+ bytes=[0-9]+ from=tuning$" <<<"$out" ||
-      fail "$coll at $((c * 8)) B: the file says $a, stats do not"
-    echo "tune_mpi: $coll $((c * 8)) B: $a (from=tuning)"
+      fail "$coll at $b B: the file says $a, stats do not"
+    echo "tune_mpi: $coll $b B: $a (from=tuning)"
   done
   ! grep -Eq "^collc-stats: $coll .*from=(builtin|none)$" <<<"$out" ||
     fail "$coll: a decision not from the file"

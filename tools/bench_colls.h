@@ -30,6 +30,8 @@ typedef struct bench_coll bench_coll;
 typedef struct {
   const bench_coll *c;
   char *send, *orig, *recv, *ref;
+  int *vcounts, *vdispls; /* counted collectives: p equal counts, packed (bc_vectors) */
+  long vcount;            /* the count they hold (-1: none yet) */
   double *times, *maxtimes;
   MPI_Comm comm;
   int p, rank;
@@ -58,6 +60,9 @@ struct bench_coll {
             * barrier, the time per call (0: one call after a double barrier) */
   int nb;  /* the nonblocking form (bc_nonblocking): run is the I-call and MPI_Wait,
             * native PMPI_I<coll>; no persistent form (init NULL) */
+  int keyp; /* a counted collective (equal counts, as OSU calls it): the
+             * decision's bytes are the whole vector's, p * count elements
+             * (select_bytes), so a size class of B bytes is B / (p * size) per rank */
 };
 
 /* Whether c moves no data (the barrier): one size class, count 0. */
@@ -70,6 +75,9 @@ static inline const char *bc_type_name(const bench_coll *c) {
 
 /* Bytes of one element of c. */
 static long bc_size(const bench_coll *c) { return c->dbl ? 8 : 4; }
+
+/* Bytes of the decision key per count of c on p ranks (bench_coll.keyp). */
+static inline long bc_key_size(const bench_coll *c, int p) { return bc_size(c) * (c->keyp ? p : 1); }
 
 /* Elements in b's send buffer for count. */
 static long bc_send_elems(const bench *b, long count) {
@@ -197,6 +205,32 @@ static int run_scatter(int kind, const char *algo, bench *b, int n, void *recv) 
   return collc_scatter_algo(algo, s, n, MPI_DOUBLE, recv, n, MPI_DOUBLE, 0, b->comm);
 }
 
+/* b's count vectors for count n per rank (packed, rank order), filled when n changes. */
+static const int *bc_vectors(bench *b, int n) {
+  if (b->vcount != n)
+    for (int i = 0; i < b->p; i++) b->vcounts[i] = n, b->vdispls[i] = i * n;
+  b->vcount = n;
+  return b->vcounts;
+}
+
+/* MPI_Allgatherv of count MPI_DOUBLE from every rank (equal counts, packed). */
+static int run_allgatherv(int kind, const char *algo, bench *b, int n, void *recv) {
+  const void *s = b->send;
+  const int *c = bc_vectors(b, n), *d = b->vdispls;
+  MPI_Datatype t = MPI_DOUBLE;
+  if (kind == RUN_NATIVE) return PMPI_Allgatherv(s, n, t, recv, c, d, t, b->comm);
+  if (kind == RUN_DEFAULT) return MPI_Allgatherv(s, n, t, recv, c, d, t, b->comm);
+  return collc_allgatherv_algo(algo, s, n, t, recv, c, d, t, b->comm);
+}
+
+/* MPI_Reduce_scatter of count MPI_DOUBLE per rank (equal counts), MPI_SUM. */
+static int run_reduce_scatter(int kind, const char *algo, bench *b, int n, void *recv) {
+  const int *c = bc_vectors(b, n);
+  if (kind == RUN_NATIVE) return PMPI_Reduce_scatter(b->send, recv, c, MPI_DOUBLE, MPI_SUM, b->comm);
+  if (kind == RUN_DEFAULT) return MPI_Reduce_scatter(b->send, recv, c, MPI_DOUBLE, MPI_SUM, b->comm);
+  return collc_reduce_scatter_algo(algo, b->send, recv, c, MPI_DOUBLE, MPI_SUM, b->comm);
+}
+
 /* MPI_Barrier (no data: n and recv unused). */
 static int run_barrier(int kind, const char *algo, bench *b, int n, void *recv) {
   (void)n, (void)recv;
@@ -237,6 +271,14 @@ static int irun_reduce(int kind, const char *algo, bench *b, int n, void *recv) 
 static int irun_bcast(int kind, const char *algo, bench *b, int n, void *recv) {
   BC_IRUN(bcast, recv, n, MPI_DOUBLE, 0, b->comm);
 }
+static int irun_allgatherv(int kind, const char *algo, bench *b, int n, void *recv) {
+  const int *c = bc_vectors(b, n);
+  BC_IRUN(allgatherv, b->send, n, MPI_DOUBLE, recv, c, b->vdispls, MPI_DOUBLE, b->comm);
+}
+static int irun_reduce_scatter(int kind, const char *algo, bench *b, int n, void *recv) {
+  const int *c = bc_vectors(b, n);
+  BC_IRUN(reduce_scatter, b->send, recv, c, MPI_DOUBLE, MPI_SUM, b->comm);
+}
 static int irun_barrier(int kind, const char *algo, bench *b, int n, void *recv) {
   (void)n, (void)recv;
   BC_IRUN(barrier, b->comm);
@@ -261,7 +303,8 @@ static int (*const bc_irun[COLLC_COLL_COUNT])(int, const char *, bench *, int, v
     [COLLC_COLL_ALLTOALL] = irun_alltoall,   [COLLC_COLL_ALLREDUCE] = irun_allreduce,
     [COLLC_COLL_REDUCE_SCATTER_BLOCK] = irun_rsb, [COLLC_COLL_ALLGATHER] = irun_allgather,
     [COLLC_COLL_REDUCE] = irun_reduce,       [COLLC_COLL_BCAST] = irun_bcast,
-    [COLLC_COLL_BARRIER] = irun_barrier,
+    [COLLC_COLL_BARRIER] = irun_barrier,     [COLLC_COLL_ALLGATHERV] = irun_allgatherv,
+    [COLLC_COLL_REDUCE_SCATTER] = irun_reduce_scatter,
 };
 
 /* ---- the persistent calls (-P) ---- */
@@ -353,6 +396,24 @@ static int init_bcast(int kind, const char *algo, bench *b, int n, void *recv, M
   return rc;
 }
 
+static int init_allgatherv(int kind, const char *algo, bench *b, int n, void *recv, MPI_Comm c,
+                           MPI_Request *r) {
+  MPI_Info info = bc_info(kind, algo);
+  const int *v = bc_vectors(b, n);
+  int rc = BC_INIT(Allgatherv, b->send, n, MPI_DOUBLE, recv, v, b->vdispls, MPI_DOUBLE, c, info, r);
+  bc_info_free(&info);
+  return rc;
+}
+
+static int init_reduce_scatter(int kind, const char *algo, bench *b, int n, void *recv,
+                               MPI_Comm c, MPI_Request *r) {
+  MPI_Info info = bc_info(kind, algo);
+  const int *v = bc_vectors(b, n);
+  int rc = BC_INIT(Reduce_scatter, b->send, recv, v, MPI_DOUBLE, MPI_SUM, c, info, r);
+  bc_info_free(&info);
+  return rc;
+}
+
 static int init_barrier(int kind, const char *algo, bench *b, int n, void *recv, MPI_Comm c,
                         MPI_Request *r) {
   MPI_Info info = bc_info(kind, algo);
@@ -414,29 +475,40 @@ static void bc_recexch_lists(int p, int rs, int ag, int star, char *buf, size_t 
   }
 }
 
+/* "native;recexch", the recexch lists of bc_recexch_lists, then ";" tail, into buf. */
+static void bc_recexch_variants(int p, int rs, int ag, int star, const char *tail, char *buf,
+                                size_t len) {
+  snprintf(buf, len, "native;recexch");
+  bc_recexch_lists(p, rs, ag, star, buf, len);
+  size_t at = strlen(buf);
+  snprintf(buf + at, len - at, ";%s", tail);
+}
+
 /* allreduce: recexch (default, one step, radix 4, recursive doubling),
  * cyclic, tree, hier (node=rs, node=tree, node=copyin), shm. */
 static void variants_allreduce(int p, char *buf, size_t len) {
-  snprintf(buf, len, "native;recexch");
-  bc_recexch_lists(p, 1, 1, 1, buf, len);
-  size_t at = strlen(buf);
-  snprintf(buf + at, len - at, ";cyclic;tree;hier;hier:node=tree;hier:node=copyin;shm;default");
+  bc_recexch_variants(p, 1, 1, 1, "cyclic;tree;hier;hier:node=tree;hier:node=copyin;shm;default",
+                      buf, len);
 }
 
 /* reduce_scatter_block: recexch (default, one step, radix 4), cyclic, hier, shm. */
 static void variants_rsb(int p, char *buf, size_t len) {
-  snprintf(buf, len, "native;recexch");
-  bc_recexch_lists(p, 1, 0, 0, buf, len);
-  size_t at = strlen(buf);
-  snprintf(buf + at, len - at, ";cyclic;hier;shm;default");
+  bc_recexch_variants(p, 1, 0, 0, "cyclic;hier;shm;default", buf, len);
 }
 
 /* allgather: recexch (default, one step, radix 4), cyclic, hier, shm. */
 static void variants_allgather(int p, char *buf, size_t len) {
-  snprintf(buf, len, "native;recexch");
-  bc_recexch_lists(p, 0, 1, 0, buf, len);
-  size_t at = strlen(buf);
-  snprintf(buf + at, len - at, ";cyclic;hier;shm;default");
+  bc_recexch_variants(p, 0, 1, 0, "cyclic;hier;shm;default", buf, len);
+}
+
+/* allgatherv (equal counts): recexch (default, one step, radix 4), cyclic, hier. */
+static void variants_allgatherv(int p, char *buf, size_t len) {
+  bc_recexch_variants(p, 0, 1, 0, "cyclic;hier;default", buf, len);
+}
+
+/* reduce_scatter (equal counts): recexch (default, one step, radix 4), cyclic, hier. */
+static void variants_reduce_scatter(int p, char *buf, size_t len) {
+  bc_recexch_variants(p, 1, 0, 0, "cyclic;hier;default", buf, len);
 }
 
 /* reduce and bcast: binomial and 4-nomial trees (the latter only if p > 2:
@@ -461,28 +533,35 @@ static void variants_barrier(int p, char *buf, size_t len) {
 /* The collectives, alltoall first (the default). */
 static const bench_coll bench_colls[] = {
     {"alltoall", "MPI_Alltoall", COLLC_COLL_ALLTOALL, 0, 1, 1, 0, 0, "per process",
-     "1,10,100,1000,10000", NULL, run_alltoall, init_alltoall, NULL, 0, 0},
+     "1,10,100,1000,10000", NULL, run_alltoall, init_alltoall, NULL, 0, 0, 0},
     {"allreduce", "MPI_Allreduce", COLLC_COLL_ALLREDUCE, 1, 0, 0, 0, 0, "per process",
      "1,10,100,1000,10000,100000,1000000", NULL, run_allreduce, init_allreduce, variants_allreduce,
-     0, 0},
+     0, 0, 0},
     {"reduce_scatter_block", "MPI_Reduce_scatter_block", COLLC_COLL_REDUCE_SCATTER_BLOCK, 1, 1,
      0, 0, 0, "per block (per rank: each sends p blocks, receives 1)", "1,10,100,1000,10000,100000",
-     NULL, run_rsb, init_rsb, variants_rsb, 0, 0},
+     NULL, run_rsb, init_rsb, variants_rsb, 0, 0, 0},
     {"allgather", "MPI_Allgather", COLLC_COLL_ALLGATHER, 1, 0, 1, 0, 0,
      "per block (per rank: each sends 1 block, receives p)", "1,10,100,1000,10000,100000",
-     NULL, run_allgather, init_allgather, variants_allgather, 0, 0},
+     NULL, run_allgather, init_allgather, variants_allgather, 0, 0, 0},
     {"reduce", "MPI_Reduce", COLLC_COLL_REDUCE, 1, 0, 0, 1, 0, "per process",
-     "1,10,100,1000,10000,100000,1000000", NULL, run_reduce, init_reduce, variants_tree, 0, 0},
+     "1,10,100,1000,10000,100000,1000000", NULL, run_reduce, init_reduce, variants_tree, 0, 0, 0},
     {"bcast", "MPI_Bcast", COLLC_COLL_BCAST, 1, 0, 0, 0, 1, "per process",
-     "1,10,100,1000,10000,100000,1000000", NULL, run_bcast, init_bcast, variants_tree, 0, 0},
+     "1,10,100,1000,10000,100000,1000000", NULL, run_bcast, init_bcast, variants_tree, 0, 0, 0},
     {"gather", "MPI_Gather", COLLC_COLL_GATHER, 1, 0, 1, 1, 0,
      "per block (per rank: each sends 1 block, the root receives p)", "1,10,100,1000,10000,100000",
-     NULL, run_gather, init_gather, variants_rooted, 0, 0},
+     NULL, run_gather, init_gather, variants_rooted, 0, 0, 0},
     {"scatter", "MPI_Scatter", COLLC_COLL_SCATTER, 1, 1, 0, 0, 0,
      "per block (per rank: the root sends p blocks, each receives 1)",
-     "1,10,100,1000,10000,100000", NULL, run_scatter, init_scatter, variants_rooted, 0, 0},
+     "1,10,100,1000,10000,100000", NULL, run_scatter, init_scatter, variants_rooted, 0, 0, 0},
+    {"allgatherv", "MPI_Allgatherv", COLLC_COLL_ALLGATHERV, 1, 0, 1, 0, 0,
+     "per block (equal counts: each rank sends 1 block, receives p)", "1,10,100,1000,10000,100000",
+     NULL, run_allgatherv, init_allgatherv, variants_allgatherv, 0, 0, 1},
+    {"reduce_scatter", "MPI_Reduce_scatter", COLLC_COLL_REDUCE_SCATTER, 1, 1, 0, 0, 0,
+     "per block (equal counts: each rank sends p blocks, receives 1)",
+     "1,10,100,1000,10000,100000", NULL, run_reduce_scatter, init_reduce_scatter,
+     variants_reduce_scatter, 0, 0, 1},
     {"barrier", "MPI_Barrier", COLLC_COLL_BARRIER, 0, 0, 0, 0, 0, "(a barrier: count ignored)",
-     "0", NULL, run_barrier, init_barrier, variants_barrier, 100, 0},
+     "0", NULL, run_barrier, init_barrier, variants_barrier, 100, 0, 0},
 };
 
 #define BC_NCOLLS (sizeof bench_colls / sizeof bench_colls[0])

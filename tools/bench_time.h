@@ -109,15 +109,19 @@ static int bt_open(bench *b, const bench_coll *c, long maxcount, size_t ntimes, 
   size_t nr = ((size_t)bc_recv_elems(b, maxcount) + 1) * sz;
   b->send = malloc(ns), b->orig = malloc(ns);
   b->recv = malloc(nr), b->ref = malloc(nr);
+  b->vcounts = malloc((size_t)b->p * sizeof(int)), b->vdispls = malloc((size_t)b->p * sizeof(int));
+  b->vcount = -1;
   b->times = malloc(ntimes * sizeof(double));
   b->maxtimes = malloc((size_t)reps * sizeof(double));
-  int ok = b->send && b->orig && b->recv && b->ref && b->times && b->maxtimes;
+  int ok = b->send && b->orig && b->recv && b->ref && b->vcounts && b->vdispls && b->times &&
+           b->maxtimes;
   return bt_all_ranks(b, ok) ? 0 : -1;
 }
 
 /* Free b's buffers and communicator. */
 static void bt_close(bench *b) {
   free(b->send), free(b->orig), free(b->recv), free(b->ref);
+  free(b->vcounts), free(b->vdispls);
   free(b->times), free(b->maxtimes);
   PMPI_Comm_free(&b->comm);
 }

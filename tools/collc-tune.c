@@ -6,12 +6,16 @@
  *                           [--nb]
  *
  *   -o FILE     the tuning file (default collc-tuning.json)
- *   -C COLLS    comma separated collectives (default the six with data; barrier
- *               too if named: one class, 0 B); i<coll> (iallreduce, ...) the
+ *   -C COLLS    comma separated collectives (default the ten with data:
+ *               allgatherv and reduce_scatter with equal counts, as OSU calls
+ *               them, their bytes the whole vector's; gather and scatter to
+ *               root 0, bytes per block; barrier too if named:
+ *               one class, 0 B); i<coll> (iallreduce, ...) the
  *               nonblocking form: each call MPI_I<coll> then MPI_Wait, native
  *               PMPI_I<coll>, its rows "nb" (tried first by nonblocking calls)
  *   --nb        also the nonblocking form of each collective of -C (default off)
- *   -m BYTES    largest size class, per vector or block (default 16 MiB)
+ *   -m BYTES    largest size class, per vector or block as the rule counts
+ *               bytes (default 16 MiB)
  *   --budget S  seconds for the whole run, roughly (default 600; --quick 20)
  *   --quick     three size classes (1 B, 1 KB, 100 KB), the two most promising
  *               candidates per size, 3 to 10 repetitions
@@ -90,6 +94,8 @@ static const char *const extra[COLLC_COLL_COUNT] = {
     [COLLC_COLL_REDUCE] = "tree:3;tree:4;hier:net=tree:3;hier:node=copyin",
     [COLLC_COLL_BCAST] = "tree:3;tree:4;hier:net=tree:3",
     [COLLC_COLL_BARRIER] = "dissem:3;flags:4;hier:net=dissem:4",
+    [COLLC_COLL_ALLGATHERV] = "recexch:flat",
+    [COLLC_COLL_REDUCE_SCATTER] = "recexch:flat;hier:node=copyin",
 };
 
 typedef struct {
@@ -183,7 +189,9 @@ static int add_nonblocking(options *o) {
 /* Parse argv into o; 0, or -1 (bad arguments). */
 static int parse_options(int argc, char **argv, options *o) {
   *o = (options){.maxbytes = 16 << 20, .budget = -1, .out = "collc-tuning.json"};
-  const char *colls = "alltoall,allreduce,reduce_scatter_block,allgather,reduce,bcast";
+  const char *colls =
+      "alltoall,allreduce,reduce_scatter_block,allgather,reduce,bcast,allgatherv,reduce_scatter,"
+      "gather,scatter";
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     char *end = NULL;
@@ -211,14 +219,21 @@ static int parse_options(int argc, char **argv, options *o) {
   return o->ncolls && o->maxbytes >= 1 && o->budget > 0 ? 0 : -1;
 }
 
+#define TUNE_VMAXP 1024 /* counted collectives (bench_coll.keyp): timed up to this p (as served) */
+
 /* The spec of collective c at count on communicator comm of p ranks
  * (rank 0's; its node layout is known on every rank after its first use,
  * which is collective). */
 static collc_spec spec_of(const bench_coll *c, int p, MPI_Comm comm, long count,
                           int commutative) {
-  return (collc_spec){.coll = c->coll, .p = p, .rank = 0, .count = count,
-                      .unit_bytes = bc_size(c), .root = 0, .commutative = commutative,
-                      .layout = node_layout(comm)};
+  static int64_t counts[TUNE_VMAXP]; /* (a counted collective's: p equal counts, packed) */
+  collc_spec s = {.coll = c->coll, .p = p, .rank = 0, .count = count, .unit_bytes = bc_size(c),
+                  .root = 0, .commutative = commutative, .layout = node_layout(comm)};
+  if (c->keyp && p <= TUNE_VMAXP) {
+    for (int i = 0; i < p; i++) counts[i] = count;
+    s.counts = counts, s.count = (long)p * count;
+  }
+  return s;
 }
 
 /* Whether text fits s; its canonical form into canon. */
@@ -263,15 +278,19 @@ static void candidates(coll_run *R, const bench *b) {
 /* The size classes of R up to maxbytes (half decades from 1 B, then
  * maxbytes itself; --quick three), for p ranks (a collective with p-block
  * buffers stops at BUF_MAX / p per block): element counts, each once. A
- * collective without data (the barrier) has one class: count 0, 0 B. */
+ * counted collective's bytes are the whole vector's (bc_key_size: p blocks
+ * of count elements; none above TUNE_VMAXP ranks). A collective without
+ * data (the barrier) has one class: count 0, 0 B. */
 static void size_classes(coll_run *R, const options *o, int p) {
   static const long long quick[] = {1, 1000, 100000};
   if (bc_no_data(R->c)) {
     R->pt[R->npt++] = (point){.count = 0, .bytes = 0};
     return;
   }
-  long long max = R->c->send_p || R->c->recv_p ? fmin(o->maxbytes, BUF_MAX / p) : o->maxbytes;
-  long esz = bc_size(R->c), last = 0;
+  int blocks = (R->c->send_p || R->c->recv_p) && !R->c->keyp; /* (keyp: bytes are the buffer's) */
+  long long max = blocks ? fmin(o->maxbytes, BUF_MAX / p) : fmin(o->maxbytes, BUF_MAX);
+  long esz = bc_key_size(R->c, p), last = 0;
+  if (R->c->keyp && p > TUNE_VMAXP) return; /* (native beyond: nothing to time) */
   for (int k = 0; R->npt < MAXCLS; k++) {
     long long b = o->quick ? (k < 3 ? quick[k] : LLONG_MAX) : llround(pow(10, k / 2.0));
     if (b > max) b = k && !o->quick && last * esz < max ? max : 0;
@@ -480,7 +499,7 @@ static int refine(coll_run *R, bench *b, const options *o, int left, double end)
       at[n++] = i;
   for (int k = n - 1; k >= 0 && R->npt < MAXCLS; k--) { /* (from the top: indices below hold) */
     const point *lo = &R->pt[at[k]], *hi = &R->pt[at[k] + 1];
-    long esz = bc_size(R->c), count = (long)(sqrt((double)lo->bytes * (double)hi->bytes) / esz);
+    long esz = bc_key_size(R->c, b->p), count = (long)(sqrt((double)lo->bytes * (double)hi->bytes) / esz);
     if (count <= lo->count || count >= hi->count) continue;
     point M = {.count = count, .bytes = (long long)count * esz, .nv = 1, .refined = 1};
     snprintf(M.text[0], TUNE_TEXT_MAX, "native");

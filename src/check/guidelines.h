@@ -5,12 +5,13 @@
  * violations in synthetic ones.
  *
  * Sizes are bytes as the rule counts them: per vector for allreduce,
- * reduce, bcast; per block for reduce_scatter_block, allgather, alltoall.
+ * reduce, bcast; per block for reduce_scatter_block, allgather, alltoall,
+ * gather, scatter; the whole vector for allgatherv, reduce_scatter.
  * The rules, at p ranks (n: the left side's measured size):
  *   allreduce(n)  <= reduce(n) + bcast(n)
  *   allreduce(n)  <= reduce_scatter_block(n/p) + allgather(n/p)
- *   reduce_scatter_block(n) <= reduce(n p) + scatter(n)   (skipped: scatter
- *                                                           is not measured)
+ *   reduce_scatter_block(n) <= reduce(n p) + scatter(n)   (where scatter is
+ *                                                           measured)
  *   coll(n)       <= coll(n')          for the next measured n' > n
  *   coll(n)       <= k coll(m)         m the previous measured size, k = ceil(n/m)
  * A term of a mock-up needing a size not measured uses the smallest measured

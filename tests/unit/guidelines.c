@@ -2,7 +2,8 @@
  * synthetic tables: a self-consistent one (times a + b n with 3% noise,
  * every collective at half decades) has no violation; each violation
  * planted (allreduce slower than reduce + bcast, than reduce_scatter_block
- * + allgather, time falling with n, a message cheaper in pieces) is found,
+ * + allgather, reduce_scatter_block slower than reduce + scatter, time
+ * falling with n, a message cheaper in pieces) is found,
  * exactly it, with its rule, size and medians; the mock-up uses the next
  * measured size above the one it needs; bad input never crashes. The truth
  * is the planting itself. */
@@ -15,10 +16,11 @@
 
 #define NS 20   /* samples per point */
 #define NB 10   /* sizes: 1 B .. 10^4.5 B in half decades */
-#define NC 5    /* collectives */
+#define NC 6    /* collectives */
 
 static const int colls[NC] = {COLLC_COLL_ALLREDUCE, COLLC_COLL_REDUCE, COLLC_COLL_BCAST,
-                              COLLC_COLL_REDUCE_SCATTER_BLOCK, COLLC_COLL_ALLGATHER};
+                              COLLC_COLL_REDUCE_SCATTER_BLOCK, COLLC_COLL_ALLGATHER,
+                              COLLC_COLL_SCATTER};
 static double xs[NC * NB][NS];
 static gl_point pts[NC * NB];
 
@@ -28,7 +30,7 @@ static double noise(double e) { return 1 + e * (2.0 * (double)(rng() >> 11) / 90
 /* The self-consistent table: collective c costs a_c + n ns (allreduce the
  * sum of reduce and bcast's latencies less a little). */
 static void table(void) {
-  static const double lat[NC] = {5e-6, 3e-6, 3e-6, 3e-6, 3e-6};
+  static const double lat[NC] = {5e-6, 3e-6, 3e-6, 3e-6, 3e-6, 3e-6};
   rng_state = 42;
   for (int c = 0; c < NC; c++)
     for (int b = 0; b < NB; b++) {
@@ -95,8 +97,14 @@ int main(void) {
   expect(4, COLLC_COLL_BCAST, 31623, 16u, 0, "splitting does not pay");
   plant(2, 9, 1 / (4.5 * (3e-6 + 1e-5) / (3e-6 + 3.1623e-5)));
   CHECK(gl_check(pts, NC * NB, 2, v, 8) == 0, "restored table has violations");
-  /* scatter is not measured: its rule is skipped, with a reason */
-  CHECK(gl_rule_skipped(2) && strstr(gl_rule_skipped(2), "scatter"), "scatter rule not skipped");
+  /* reduce_scatter_block(316 B) 4 x slower: above reduce(1000 B, the next
+   * measured size above 632) + scatter(316 B), ~7.3 us (and above rsb(1000 B)
+   * and 4 x rsb(100 B)) */
+  CHECK(!gl_rule_skipped(2), "scatter rule skipped");
+  plant(3, 5, 4);
+  expect(2, COLLC_COLL_REDUCE_SCATTER_BLOCK, 316, 4u | 8u | 16u, 0, "rsb > reduce + scatter");
+  plant(3, 5, 0.25);
+  CHECK(gl_check(pts, NC * NB, 2, v, 8) == 0, "restored table has violations");
   /* the test: equal samples are not greater, 20% slower ones are */
   CHECK(!gl_greater(xs[0], NS, xs[0], NS, 1.05), "a sample greater than itself");
   double up[NS];
