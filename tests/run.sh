@@ -620,6 +620,19 @@ for np in 1 3 4; do
   run_case "openmpi/memo preload, plans forced np=$np" 120 env "${MEMO_FORCED[@]}" \
     "${OMPIRUN[@]}" $np -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_memo_preload"
 done
+# Counted collectives whose rows change algorithm with the total count
+# (native below 13 B, recexch above; tests/data/counted_by_total.json): the
+# memo holds the native calls by their total, the plans stay keyed by their
+# counts; the results must be right with both on one call site, and (the
+# memo off: COLLC_STATS) both must serve.
+CBT="$PWD/tests/data/counted_by_total.json"
+run_case "openmpi/memo preload, counted rows by total np=4" 120 "${OMPIRUN[@]}" 4 \
+  -x COLLC_TUNING="$CBT" -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_memo_preload"
+run_case "openmpi/memo preload, counted rows by total, stats np=4" 120 expect_all \
+  '^collc-stats: allgatherv native .*from=tuning$' '^collc-stats: allgatherv recexch .*from=tuning$' \
+  '^collc-stats: reduce_scatter native .*from=tuning$' \
+  '^collc-stats: reduce_scatter recexch .*from=tuning$' -- "${OMPIRUN[@]}" 4 -x COLLC_STATS=1 \
+  -x COLLC_TUNING="$CBT" -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_memo_preload"
 run_case "openmpi/valgrind nonblocking np=2" 300 tests/valgrind_leaks.sh \
   "${OMPIRUN[@]}" 2 -- "$OMPI/tests/mpi_nonblocking"
 for np in 1 2 3 4 5 6 7 8; do

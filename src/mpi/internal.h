@@ -266,10 +266,11 @@ COLLC_HOT int call_key_equal(const call_key *a, const call_key *b) {
          a->root == b->root && a->in_place == b->in_place && a->chash == b->chash;
 }
 
-/* A valid blocking memo of collective coll on comm, any key, else NULL:
- * its state tells a call the rank before the call builds its key. */
-COLLC_HOT const call_memo *memo_any(MPI_Comm comm, int coll) {
-  const call_memo *m = call_memos[2 * coll];
+/* A valid memo of collective coll on comm (nb: nonblocking), any key,
+ * else NULL: its state tells a call the rank and size before the call
+ * builds its key. */
+COLLC_HOT const call_memo *memo_any(MPI_Comm comm, int coll, int nb) {
+  const call_memo *m = call_memos[2 * coll + nb];
   unsigned g = atomic_load_explicit(&calls_gen, memory_order_acquire);
   for (int w = 0; w < MEMO_WAYS; w++, m++)
     if (m->gen == g && m->comm == comm) return m;
@@ -396,6 +397,12 @@ const char *select_simulated(const collc_spec *s, MPI_Comm comm, collc_state *st
  * whatever the counts (but for the guard, which looks at the type and
  * operation alone). Scans the rows: for call-cache misses. */
 int select_counts_matter(const collc_spec *s);
+/* Whether the default selection serves a counted call of spec s (its
+ * total count and unit bytes set) natively whatever its counts beyond
+ * their total: COLLC_<COLL> unset, no simulator, and no row (blocking or
+ * nonblocking) of its collective at s->p covering its bytes names one of
+ * collc's algorithms. */
+int select_native_by_total(const collc_spec *s);
 /* Whether the default rule would pick a node-aware plan for s if its ranks
  * shared nodes (so the layout is worth discovering). */
 int select_may_share(const collc_spec *s);

@@ -229,7 +229,7 @@ COLLC_HOT call_key native_key(const rargs *a, int rank) {
  * natively. The key depends on the rank, which a memo's state of the
  * communicator holds (no PMPI_Comm_rank per call). */
 static int hot_native(const rargs *a, MPI_Comm comm) {
-  const call_memo *any = memo_any(comm, a->coll);
+  const call_memo *any = memo_any(comm, a->coll, 0);
   if (!any) return 0;
   int rank = any->st->rank;
   call_key k = coll_desc_of(a->coll)->counted ? native_key(a, rank) : uniform_key(a, rank);

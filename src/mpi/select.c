@@ -101,16 +101,24 @@ int select_simulates(const collc_spec *s) {
 /* Whether row text a names one of collc's algorithms. */
 static int ours(const char *a) { return a[0] && strcmp(a, "native") != 0; }
 
-int select_counts_matter(const collc_spec *s) {
+/* Whether a row of s's collective at s->p names one of collc's algorithms
+ * (at s's bytes only where at_bytes), or COLLC_<COLL> or the simulator may
+ * decide s. */
+static int may_be_ours(const collc_spec *s, int at_bytes) {
   int n, minp = config_get()->sim_min_p;
   const rule *rules = rules_get(&n);
+  long long b = at_bytes ? select_bytes(s) : 0;
   if (*config_get()->algorithm[s->coll]) return 1;
   if (minp > 0 && s->p >= minp && coll_desc_of(s->coll)->sim_candidates[0]) return 1;
   for (int i = 0; i < n; i++) {
     const rule *R = &rules[i];
     if (R->coll == s->coll && s->p >= R->pmin && s->p <= R->pmax &&
-        (ours(R->algo) || ours(R->noncomm)))
+        (!at_bytes || (b >= R->bmin && b <= R->bmax)) && (ours(R->algo) || ours(R->noncomm)))
       return 1;
   }
   return 0;
 }
+
+int select_counts_matter(const collc_spec *s) { return may_be_ours(s, 0); }
+
+int select_native_by_total(const collc_spec *s) { return !may_be_ours(s, 1); }

@@ -40,27 +40,36 @@ typedef struct {
   MPI_Op op; /* reduce_scatter */
 } vargs;
 
-/* Whether a call a of the default selection on p ranks may be served
- * under its loose key: its count arguments pass counts_usable
- * (allgatherv's sendcount too), and its receive buffer is not
- * MPI_IN_PLACE (an error whose class collc gives). */
-COLLC_HOT int loose_ok(const vargs *a, int p) {
-  if (a->rb == MPI_IN_PLACE) return 0;
-  if (a->coll == COLLC_COLL_REDUCE_SCATTER) return counts_usable(p, a->rc, a->rc);
-  return a->sc >= 0 && counts_usable(p, a->rc, a->displs);
+/* The total count of call a of the default selection on p ranks when it
+ * may be served under its loose key, else -1: its count arguments pass
+ * counts_usable (allgatherv's sendcount too), its receive buffer is not
+ * MPI_IN_PLACE (an error whose class collc gives), the total fits an int.
+ * The rule's rows see the counts only through their total (select_bytes). */
+COLLC_HOT long long loose_total(const vargs *a, int p) {
+  const int *d = a->coll == COLLC_COLL_REDUCE_SCATTER ? a->rc : a->displs;
+  long long t = 0;
+  if (a->rb == MPI_IN_PLACE || a->sc < 0 || !counts_usable(p, a->rc, d)) return -1;
+  for (int q = 0; q < p; q++) t += a->rc[q];
+  return t <= INT_MAX ? t : -1;
 }
 
-/* The loose key of call a. */
-COLLC_HOT call_key vloose_key(const vargs *a) {
-  return loose_key(a->coll, a->sb, a->st, a->rt, a->op);
+/* The loose key of call a whose counts total tot (loose_total): the
+ * counts stand in it by their total alone. */
+COLLC_HOT call_key vloose_key(const vargs *a, long long tot) {
+  call_key k = loose_key(a->coll, a->sb, a->st, a->rt, a->op);
+  k.rcount = (int)tot;
+  return k;
 }
 
 /* Whether the memo says call a on comm (nb: nonblocking) is to be made
- * natively, its arguments passing loose_ok. */
+ * natively. The key needs the total, the total p, which a memo's state of
+ * the communicator holds (no PMPI_Comm_size per call). */
 COLLC_HOT int hot_native(const vargs *a, MPI_Comm comm, int nb) {
-  call_key k = vloose_key(a);
-  const call_memo *m = memo_native(comm, &k, nb, a->sb, a->rb);
-  return m && loose_ok(a, m->st->p);
+  const call_memo *any = memo_any(comm, a->coll, nb);
+  long long tot = any ? loose_total(a, any->st->p) : -1;
+  if (tot < 0) return 0;
+  call_key k = vloose_key(a, tot);
+  return memo_native(comm, &k, nb, a->sb, a->rb) != NULL;
 }
 
 /* The receive buffer as the user gave it (vshift undone). */
@@ -229,13 +238,16 @@ static int counted(const vargs *a, const char *forced, MPI_Comm comm, const pers
                      .vcounts = a->rc, .vdispls = a->displs, .vsendcount = a->sc};
   if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
   if (inter || p > VCOLL_MAXP) return dispatch_native(&d, 0);
-  call_key lk = vloose_key(a), k;
-  int loose = 0; /* (counts deciding nothing: remembered without them) */
-  if (fast && (!pa || pa->oneshot) && !config_get()->stats && loose_ok(a, p)) {
+  long long tot = fast && (!pa || pa->oneshot) && !config_get()->stats ? loose_total(a, p) : -1;
+  call_key lk = vloose_key(a, tot), k;
+  int loose = 0; /* (counts deciding nothing beyond their total: remembered by it) */
+  if (tot >= 0) {
     if (dispatch_loose(&d, &lk, &rc) == FAST_DONE) return rc; /* (unvalidated: the library's) */
     loose = d.ck != NULL;
   }
   if ((err = counted_spec(a, &d, c, dsp))) return collc_raise(comm, err);
+  if (tot >= 0 && !loose && !d.ck && select_native_by_total(&d.spec))
+    d.ck = &lk, loose = 1; /* (rows of ours at p, none at this total: native by it) */
   long long bytes = (d.spec.count - c[rank]) * d.spec.unit_bytes; /* native estimate */
   if (fast && !loose) {
     k = counted_key(a, &d, c);
