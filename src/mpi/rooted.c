@@ -183,7 +183,7 @@ typedef struct {
   MPI_Datatype st, rt;
 } uview;
 
-static uview uniform_of(const rargs *a, int rank) {
+COLLC_HOT uview uniform_of(const rargs *a, int rank) {
   int root = rank == a->root, g = a->coll == COLLC_COLL_GATHER;
   uview u = {a->sb, a->rb, a->sc, a->rc, 0, a->st, a->rt};
   if (!root && g) u.rc = u.sc, u.rt = u.st, u.rb = NULL;  /* its receive side is its block */
@@ -228,11 +228,12 @@ COLLC_HOT call_key native_key(const rargs *a, int rank) {
 /* The memo's fast path of blocking call a: 1 when it is to be made
  * natively. The key depends on the rank, which a memo's state of the
  * communicator holds (no PMPI_Comm_rank per call). */
-static int hot_native(const rargs *a, MPI_Comm comm) {
+COLLC_HOT int hot_native(const rargs *a, MPI_Comm comm) {
   const call_memo *any = memo_any(comm, a->coll, 0);
   if (!any) return 0;
   int rank = any->st->rank;
-  call_key k = coll_desc_of(a->coll)->counted ? native_key(a, rank) : uniform_key(a, rank);
+  int uniform = a->coll == COLLC_COLL_GATHER || a->coll == COLLC_COLL_SCATTER;
+  call_key k = uniform ? uniform_key(a, rank) : native_key(a, rank); /* (the v-forms: counted) */
   return memo_native(comm, &k, 0, a->sb, a->rb) != NULL;
 }
 
