@@ -232,8 +232,7 @@ COLLC_HOT int hot_native(const rargs *a, MPI_Comm comm) {
   const call_memo *any = memo_any(comm, a->coll, 0);
   if (!any) return 0;
   int rank = any->st->rank;
-  int uniform = a->coll == COLLC_COLL_GATHER || a->coll == COLLC_COLL_SCATTER;
-  call_key k = uniform ? uniform_key(a, rank) : native_key(a, rank); /* (the v-forms: counted) */
+  call_key k = coll_desc_of(a->coll)->counted ? native_key(a, rank) : uniform_key(a, rank);
   return memo_native(comm, &k, 0, a->sb, a->rb) != NULL;
 }
 

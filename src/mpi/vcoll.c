@@ -246,7 +246,7 @@ static int counted(const vargs *a, const char *forced, MPI_Comm comm, const pers
     loose = d.ck != NULL;
   }
   if ((err = counted_spec(a, &d, c, dsp))) return collc_raise(comm, err);
-  if (tot >= 0 && !loose && !d.ck && select_native_by_total(&d.spec))
+  if (tot >= 0 && !loose && select_native_by_total(&d.spec))
     d.ck = &lk, loose = 1; /* (rows of ours at p, none at this total: native by it) */
   long long bytes = (d.spec.count - c[rank]) * d.spec.unit_bytes; /* native estimate */
   if (fast && !loose) {
