@@ -180,12 +180,16 @@ smpi:
 	$(MAKE) -j2 $(BUILD_SMPI)/libcollc.so $(BUILD_SMPI)/tests/mpi_alltoall $(BUILD_SMPI)/bin/collc-scale \
 	  $(BUILD_SMPI)/bin/collc-bench BUILD=$(BUILD_SMPI) MPICC=smpicc
 
+# make check builds its six trees CHECK_JOBS compilers at a time (default: the cores; the
+# unit tests run as many at a time too, tests/run.sh).
+CHECK_JOBS ?= $(shell nproc)
+export CHECK_JOBS
 check: deps
-	$(MAKE) tests BUILD=build-openmpi MPICC=mpicc.openmpi
-	$(MAKE) tests BUILD=build-mpich MPICC=mpicc.mpich
+	$(MAKE) -j$(CHECK_JOBS) tests BUILD=build-openmpi MPICC=mpicc.openmpi
+	$(MAKE) -j$(CHECK_JOBS) tests BUILD=build-mpich MPICC=mpicc.mpich
 	$(MAKE) smpi
-	$(MAKE) asan
-	$(MAKE) tsan
+	$(MAKE) -j$(CHECK_JOBS) asan
+	$(MAKE) -j$(CHECK_JOBS) tsan
 	$(MAKE) build-fuzz/wisdom_fuzz
 	tests/run.sh
 

@@ -22,6 +22,22 @@ failed=()
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
+# report NAME SECONDS RC OUTFILE: count one finished case and print its line (with the
+# failing output's tail).
+report() {
+  local name=$1 secs=$2 rc=$3 out=$4
+  if ((rc == 0)); then
+    pass=$((pass + 1))
+    printf 'PASS %-52s %3ds\n' "$name" "$secs"
+  else
+    fail=$((fail + 1))
+    failed+=("$name")
+    printf 'FAIL %-52s %3ds (exit %s%s)\n' "$name" "$secs" "$rc" \
+      "$( ((rc == 124)) && echo ', timed out')"
+    tail -n 15 "$out" | sed 's/^/     | /'
+  fi
+}
+
 # run_case NAME TIMEOUT CMD... : one test case; passes if CMD exits 0.
 run_case() {
   local name=$1 limit=$2
@@ -33,16 +49,33 @@ run_case() {
     pre=(bash -c '"$@"' _)
   fi
   timeout "$limit" "${pre[@]+"${pre[@]}"}" "$@" >"$out" 2>&1 || rc=$?
-  if ((rc == 0)); then
-    pass=$((pass + 1))
-    printf 'PASS %-52s %3ds\n' "$name" $((SECONDS - t0))
-  else
-    fail=$((fail + 1))
-    failed+=("$name")
-    printf 'FAIL %-52s %3ds (exit %s%s)\n' "$name" $((SECONDS - t0)) "$rc" \
-      "$( ((rc == 124)) && echo ', timed out')"
-    tail -n 15 "$out" | sed 's/^/     | /'
-  fi
+  report "$name" $((SECONDS - t0)) $rc "$out"
+}
+
+# run_pool TIMEOUT NAME PROGRAM [NAME PROGRAM]... : programs that share nothing (no MPI,
+# no fixed files: the unit tests), CHECK_JOBS at a time (default: the cores), reported
+# in the order given once all have ended.
+run_pool() {
+  local limit=$1 i=0 rc t
+  shift
+  local names=() jobs=${CHECK_JOBS:-$(nproc)}
+  while (($# >= 2)); do
+    names+=("$1")
+    if [[ -z $FILTER || $1 =~ $FILTER ]]; then
+      while (($(jobs -rp | wc -l) >= jobs)); do wait -n; done
+      (t0=$SECONDS; rc=0; timeout "$limit" "$2" >"$log/pool$i" 2>&1 || rc=$?
+       echo "$((SECONDS - t0)) $rc" >"$log/pool$i.rc") &
+    fi
+    i=$((i + 1))
+    shift 2
+  done
+  wait
+  for ((i = 0; i < ${#names[@]}; i++)); do
+    [[ -f $log/pool$i.rc ]] || continue
+    read -r t rc <"$log/pool$i.rc"
+    report "${names[i]}" "$t" "$rc" "$log/pool$i"
+    rm -f "$log/pool$i" "$log/pool$i.rc"
+  done
 }
 
 # golden FILE: line 1 is "# collc-explain ARGS"; the rest is the expected output.
@@ -88,10 +121,13 @@ no_stats() {
   ! grep -q collc-stats <<<"$out" || { echo "$out"; echo "collc engaged although disabled"; return 1; }
 }
 
-echo "== unit tests (no MPI)"
-for t in "$OMPI"/tests/unit_*; do
-  run_case "unit/${t##*/unit_}" 300 "$t"
+echo "== unit tests (no MPI; the plain and the sanitizer builds, side by side)"
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+units=()
+for t in "$OMPI"/tests/unit_* build-asan/tests/unit_*; do
+  units+=("$([[ $t == build-asan/* ]] && echo asan/)unit/${t##*/unit_}" "$t")
 done
+run_pool 300 "${units[@]}"
 
 echo "== golden explain listings"
 for g in tests/golden/*.txt; do
@@ -717,8 +753,10 @@ run_case "openmpi/collc-bench -C barrier: every variant timed np=4" 120 expect_a
   "${OMPIRUN[@]}" 4 "$OMPI/bin/collc-bench" -C barrier -w 1 -r 5
 
 echo "== MPI tests, MPICH (fewer cases: MPICH is slow when oversubscribed)"
-for np in 1 2 3 4; do
-  run_case "mpich/vcoll np=$np" 300 "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_vcoll"
+for np in 1 2 3 4; do # (quick from p = 3)
+  quick=$((np >= 3))
+  run_case "mpich/vcoll$( ((quick)) && echo ' quick') np=$np" 300 env COLLC_TEST_QUICK=$quick \
+    "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_vcoll"
 done
 for np in 1 2 3 4 5; do
   run_case "mpich/rooted gather scatter np=$np" 120 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
@@ -1013,10 +1051,6 @@ echo "== fuzzing the wisdom loader (libFuzzer + ASan/UBSan; longer: make fuzz FU
 run_case "fuzz/wisdom 10 s" 120 tests/fuzz/run.sh 10
 
 echo "== sanitizers (build-asan: AddressSanitizer + UBSan, Open MPI)"
-export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-for t in build-asan/tests/unit_*; do
-  run_case "asan/unit/${t##*/unit_}" 300 "$t"
-done
 # MPI itself leaks at exit under LeakSanitizer; leaks are valgrind's job above.
 for np in 1 4 7; do
   run_case "asan/alltoall np=$np" 300 env ASAN_OPTIONS=detect_leaks=0 \
