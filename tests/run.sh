@@ -121,9 +121,11 @@ no_stats() {
   ! grep -q collc-stats <<<"$out" || { echo "$out"; echo "collc engaged although disabled"; return 1; }
 }
 
-echo "== unit tests (no MPI; the plain and the sanitizer builds, side by side)"
+echo "== unit tests (no MPI; the plain and the sanitizer builds side by side)"
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-units=()
+# (with one more pure program, first: one process, p = 1, MPI_Init as a singleton)
+units=("openmpi/memo fast path: natively served calls under 400 instructions np=1"
+       tests/hot_cost.sh)
 for t in "$OMPI"/tests/unit_* build-asan/tests/unit_*; do
   units+=("$([[ $t == build-asan/* ]] && echo asan/)unit/${t##*/unit_}" "$t")
 done
@@ -661,7 +663,7 @@ done
 # memo holds the native calls by their total, the plans stay keyed by their
 # counts; the results must be right with both on one call site, and (the
 # memo off: COLLC_STATS) both must serve.
-CBT="$PWD/tests/data/counted_by_total.json"
+export CBT="$PWD/tests/data/counted_by_total.json"
 run_case "openmpi/memo preload, counted rows by total np=4" 120 "${OMPIRUN[@]}" 4 \
   -x COLLC_TUNING="$CBT" -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_memo_preload"
 run_case "openmpi/memo preload, counted rows by total, stats np=4" 120 expect_all \
