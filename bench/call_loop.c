@@ -29,6 +29,7 @@ static void __attribute__((noinline)) call(const char *c) {
   else if (!strcmp(c, "gather")) MPI_Gather(a, 1, MPI_DOUBLE, b, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   else if (!strcmp(c, "scatter")) MPI_Scatter(a, 1, MPI_DOUBLE, b, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   else if (!strcmp(c, "gatherv")) MPI_Gatherv(a, 1, MPI_DOUBLE, b, one, zero, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  else if (!strcmp(c, "scatterv")) MPI_Scatterv(a, one, zero, MPI_DOUBLE, b, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   else if (!strcmp(c, "iallreduce")) { MPI_Iallreduce(a, b, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r); MPI_Wait(&r, MPI_STATUS_IGNORE); }
   else if (!strcmp(c, "ibcast")) { MPI_Ibcast(a, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, &r); MPI_Wait(&r, MPI_STATUS_IGNORE); }
 }
