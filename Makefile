@@ -181,7 +181,8 @@ smpi:
 	  $(BUILD_SMPI)/bin/collc-bench BUILD=$(BUILD_SMPI) MPICC=smpicc
 
 # make check builds its six trees CHECK_JOBS compilers at a time (default: the cores; the
-# unit tests run as many at a time too, tests/run.sh).
+# unit tests run as many at a time too, tests/run.sh), of the ThreadSanitizer tree only
+# what it runs there (make tsan alone builds all of it).
 CHECK_JOBS ?= $(shell nproc)
 export CHECK_JOBS
 check: deps
@@ -189,7 +190,7 @@ check: deps
 	$(MAKE) -j$(CHECK_JOBS) tests BUILD=build-mpich MPICC=mpicc.mpich
 	$(MAKE) smpi
 	$(MAKE) -j$(CHECK_JOBS) asan
-	$(MAKE) -j$(CHECK_JOBS) tsan
+	$(MAKE) -j$(CHECK_JOBS) tsan TSAN_GOALS="lib build-tsan/bin/collc-explain build-tsan/tests/mpi_threads"
 	$(MAKE) build-fuzz/wisdom_fuzz
 	tests/run.sh
 
@@ -259,9 +260,11 @@ asan:
 	  LDLIBS="-lz -lm -lhwloc -ljansson -pthread -fsanitize=address,undefined"
 
 # ThreadSanitizer (MPI_THREAD_MULTIPLE: tests/mpi/threads.c). Open MPI itself
-# is not instrumented; its own reports are suppressed by tests/tsan.supp.
+# is not instrumented; its own reports are suppressed by tests/tsan.supp. TSAN_GOALS:
+# what to build (default: everything).
+TSAN_GOALS ?= tests
 tsan:
-	$(MAKE) tests BUILD=build-tsan MPICC=mpicc.openmpi \
+	$(MAKE) $(TSAN_GOALS) BUILD=build-tsan MPICC=mpicc.openmpi \
 	  CFLAGS="-O1 -g -fsanitize=thread -fno-omit-frame-pointer" \
 	  LDLIBS="-lz -lm -lhwloc -ljansson -pthread -fsanitize=thread"
 
