@@ -663,7 +663,7 @@ done
 # memo holds the native calls by their total, the plans stay keyed by their
 # counts; the results must be right with both on one call site, and (the
 # memo off: COLLC_STATS) both must serve.
-export CBT="$PWD/tests/data/counted_by_total.json"
+CBT="$PWD/tests/data/counted_by_total.json"
 run_case "openmpi/memo preload, counted rows by total np=4" 120 "${OMPIRUN[@]}" 4 \
   -x COLLC_TUNING="$CBT" -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_memo_preload"
 run_case "openmpi/memo preload, counted rows by total, stats np=4" 120 expect_all \
