@@ -80,7 +80,12 @@ int main(void) {
   char *host = calloc(1, 100);
   CHECK(memclass_of(host) == MEM_HOST, "host malloc not host");
   printf("CUDA with a GPU here: %s\n", memclass_cuda() ? "yes" : "no");
+  /* Without CUDA the probe's answer is remembered (state 1), so a host
+   * pointer takes memclass_of's inline test; its time is printed, never
+   * asserted (a timed check fails on a busy machine). */
   double t_host = memclass_cuda() ? -1 : cost(host, 50000000);
+  CHECK(memclass_cuda() || atomic_load(&memclass_state) == 1,
+        "no CUDA, yet the probe is not remembered (state %d)", atomic_load(&memclass_state));
 
   memclass_set_query(fake_query);
   fake_alloc(0, arena, 65536, MEM_DEVICE);
@@ -142,7 +147,6 @@ int main(void) {
   CHECK(memclass_of(arena) == (memclass_cuda() ? memclass_of(arena) : MEM_HOST), "after the hook");
   if (t_host >= 0) printf("memclass_of: host pointer without CUDA %.2f ns per call\n", t_host);
   printf("memclass_of: cache hit (16 ranges cached, the last one asked) %.2f ns per call\n", t_hit);
-  CHECK(t_host < 5, "a host pointer costs %.2f ns (want a few at most)", t_host);
   free(arena), free(host);
   return unit_summary("memclass");
 }
