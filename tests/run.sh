@@ -121,7 +121,15 @@ no_stats() {
   ! grep -q collc-stats <<<"$out" || { echo "$out"; echo "collc engaged although disabled"; return 1; }
 }
 
-echo "== unit tests (no MPI; the plain and the sanitizer builds side by side)"
+# section TITLE: end the last section (its wall-clock time) and begin the next.
+section_t0=
+section() {
+  if [[ -n $section_t0 ]]; then echo "   ($((SECONDS - section_t0)) s)"; fi
+  section_t0=$SECONDS
+  if [[ -n ${1:-} ]]; then echo "== $1"; fi
+}
+
+section "unit tests (no MPI; the plain and the sanitizer builds side by side)"
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # (with one more pure program, first: one process, p = 1, MPI_Init as a singleton)
 units=("openmpi/memo fast path: natively served calls under 400 instructions np=1"
@@ -131,12 +139,12 @@ for t in "$OMPI"/tests/unit_* build-asan/tests/unit_*; do
 done
 run_pool 300 "${units[@]}"
 
-echo "== golden explain listings"
+section "golden explain listings"
 for g in tests/golden/*.txt; do
   run_case "golden/$(basename "$g" .txt)" 30 golden "$g"
 done
 
-echo "== MPI tests, Open MPI"
+section "MPI tests, Open MPI"
 for np in 1 2 3 4 5 6 7 8 9 10 11 12; do
   run_case "openmpi/alltoall np=$np" 300 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_alltoall"
 done
@@ -754,7 +762,7 @@ run_case "openmpi/collc-bench -C barrier: every variant timed np=4" 120 expect_a
   '^ +0 +0  hier +[0-9.]+ ' '^ +0 +0  shm:dissem +[0-9.]+ ' '^ +0 +0  default +[0-9.]+ ' -- \
   "${OMPIRUN[@]}" 4 "$OMPI/bin/collc-bench" -C barrier -w 1 -r 5
 
-echo "== MPI tests, MPICH (fewer cases: MPICH is slow when oversubscribed)"
+section "MPI tests, MPICH (fewer cases: MPICH is slow when oversubscribed)"
 for np in 1 2 3 4; do # (quick from p = 3)
   quick=$((np >= 3))
   run_case "mpich/vcoll$( ((quick)) && echo ' quick') np=$np" 300 env COLLC_TEST_QUICK=$quick \
@@ -912,7 +920,7 @@ run_case "mpich/valgrind with a tuning file np=2" 300 env COLLC_TUNING="$PWD/tun
   COLLC_STATS=1 COLLC_TEST_QUICK=1 tests/valgrind_leaks.sh "${MPICHRUN[@]}" 2 -- \
   "$MPICH/tests/mpi_reductions"
 
-echo "== Fortran programs (mpif.h, use mpi, use mpi_f08; unmodified, preloaded)"
+section "Fortran programs (mpif.h, use mpi, use mpi_f08; unmodified, preloaded)"
 # (expect_all above: collc-stats lines prove collc served the calls, their
 # counts that each ran once.)
 export -f expect_all
@@ -1008,7 +1016,7 @@ for lib in openmpi mpich; do
   fi
 done
 
-echo "== SimGrid SMPI (simulated ranks; built by make smpi into build-smpi/)"
+section "SimGrid SMPI (simulated ranks; built by make smpi into build-smpi/)"
 # The all-to-all suite against SMPI's own all-to-all at p = 16: two simulated
 # nodes of the torus paper's machine model (bench/platforms/paper-36x32.xml),
 # 8 ranks on each, deterministic, communication only. (p = 64 takes 4 minutes.)
@@ -1049,10 +1057,10 @@ if [[ -x build-smpi/tests/mpi_alltoall ]] && command -v smpirun >/dev/null; then
 else
   run_case "smpi/alltoall (smpirun or build-smpi missing)" 10 false
 fi
-echo "== fuzzing the wisdom loader (libFuzzer + ASan/UBSan; longer: make fuzz FUZZ_TIME=600)"
+section "fuzzing the wisdom loader (libFuzzer + ASan/UBSan; longer: make fuzz FUZZ_TIME=600)"
 run_case "fuzz/wisdom 10 s" 120 tests/fuzz/run.sh 10
 
-echo "== sanitizers (build-asan: AddressSanitizer + UBSan, Open MPI)"
+section "sanitizers (build-asan: AddressSanitizer + UBSan, Open MPI)"
 # MPI itself leaks at exit under LeakSanitizer; leaks are valgrind's job above.
 for np in 1 4 7; do
   run_case "asan/alltoall np=$np" 300 env ASAN_OPTIONS=detect_leaks=0 \
@@ -1121,7 +1129,7 @@ run_case "asan/nonblocking preload (iallreduce recexch) np=3" 120 "${OMPIRUN[@]}
 run_case "asan/memo preload, plans forced np=3" 120 env "${MEMO_FORCED[@]}" "${OMPIRUN[@]}" 3 \
   -x ASAN_OPTIONS=detect_leaks=0 -x LD_PRELOAD="$asan_pre" "$OMPI/tests/mpi_memo_preload" 10
 
-echo "== ThreadSanitizer (MPI_THREAD_MULTIPLE: 4 threads per rank; build-tsan, tests/tsan.supp)"
+section "ThreadSanitizer (MPI_THREAD_MULTIPLE: 4 threads per rank; build-tsan, tests/tsan.supp)"
 # tsan_case LIMIT CMD...: CMD (an MPI run of a build-tsan program, stopped
 # after LIMIT s) passes and ThreadSanitizer reports no race, deadlock or
 # misuse with a frame of collc's code (src/) or the test's (tests/) in one
@@ -1204,6 +1212,7 @@ for np in 2 4; do
   run_case "tsan/threads np=$np" $((35 + 7 * np)) tsan_case $((30 + 7 * np)) env COLLC_TEST_ITERS=300 \
     "${OMPIRUN[@]}" $np build-tsan/tests/mpi_threads
 done
+section
 
 echo
 echo "$pass passed, $fail failed"
