@@ -322,7 +322,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   break_at = getenv("COLLC_TEST_BREAK") ? atoi(getenv("COLLC_TEST_BREAK")) : 0;
-  int quick = getenv("COLLC_TEST_QUICK") != NULL;
+  int quick = getenv("COLLC_TEST_QUICK") && atoi(getenv("COLLC_TEST_QUICK")) > 0;
   agree_on = getenv("COLLC_TEST_HIER") && size > 1;
   if (getenv("COLLC_TEST_AGREE")) agreeing = getenv("COLLC_TEST_AGREE"), agree_on = 1;
   const char *only = getenv("COLLC_TEST_KIND"); /* (debugging: one matrix kind) */
