@@ -698,9 +698,10 @@ run_case "openmpi/memo preload, counted rows by total, stats np=4" 120 expect_al
   -x COLLC_TUNING="$CBT" -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_memo_preload"
 run_case "openmpi/valgrind nonblocking np=2" 300 tests/valgrind_leaks.sh \
   "${OMPIRUN[@]}" 2 -- "$OMPI/tests/mpi_nonblocking"
-for np in 1 2 3 4 5 6 7 8; do
-  run_case "openmpi/reductions nonblocking np=$np" 180 env COLLC_TEST_NB=1 "${OMPIRUN[@]}" $np \
-    "$OMPI/tests/mpi_reductions"
+for np in 1 2 3 4 5 6 7 8; do # (the quick matrix from p = 5: the blocking runs have the full one)
+  quick=$((np >= 5))
+  run_case "openmpi/reductions nonblocking$( ((quick)) && echo ' quick') np=$np" 180 env \
+    COLLC_TEST_NB=1 COLLC_TEST_QUICK=$quick "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_reductions"
 done
 for k in 1 2; do
   for np in 2 5; do
@@ -780,14 +781,15 @@ run_case "openmpi/collc-bench -C barrier: every variant timed np=4" 120 expect_a
   "${OMPIRUN[@]}" 4 "$OMPI/bin/collc-bench" -C barrier -w 1 -r 5
 
 section "MPI tests, MPICH (fewer cases: MPICH is slow when oversubscribed)"
-# A second MPI library: each program at a few p, mostly up to 3 (oversubscribed, MPICH
-# polls: 5-28 s a case from p = 4 on); Open MPI runs the p-sweeps.
-for np in 1 2 3; do # (quick from p = 3)
+# A second MPI library: the irregular and rooted collectives and the barrier at p = 1..5,
+# the other programs at a few p, mostly up to 3 (oversubscribed, MPICH polls: 5-28 s a
+# case from p = 4 on); Open MPI runs the longer p-sweeps.
+for np in 1 2 3 4 5; do # (quick from p = 3)
   quick=$((np >= 3))
   run_case "mpich/vcoll$( ((quick)) && echo ' quick') np=$np" 300 env COLLC_TEST_QUICK=$quick \
     "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_vcoll"
 done
-for np in 1 2 3; do
+for np in 1 2 3 4 5; do
   run_case "mpich/rooted gather scatter np=$np" 120 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
     "$MPICH/tests/mpi_rooted"
 done
@@ -797,13 +799,13 @@ for np in 2 3; do
   run_case "mpich/vforms allgatherv reduce_scatter quick np=$np" 120 env COLLC_TEST_QUICK=1 \
     "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_vforms"
 done
-for np in 1 2 3; do
+for np in 1 2 3 4 5; do
   run_case "mpich/alltoallv quick np=$np" 120 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
     "$MPICH/tests/mpi_alltoallv"
 done
-run_case "mpich/alltoallv hier agreed quick np=3 node=2" 120 expect_stats \
+run_case "mpich/alltoallv hier agreed quick np=5 node=2" 120 expect_stats \
   "^collc-stats: alltoallv hier calls=[0-9]+ .*from=call" env COLLC_TEST_QUICK=1 COLLC_TEST_HIER=1 \
-  COLLC_NODE_SIZE=2 COLLC_STATS=1 "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_alltoallv"
+  COLLC_NODE_SIZE=2 COLLC_STATS=1 "${MPICHRUN[@]}" 5 "$MPICH/tests/mpi_alltoallv"
 run_case "mpich/alltoallv torus:d=2 agreed, nonblocking too quick np=4" 120 expect_all \
   "^collc-stats: alltoallv torus calls=[0-9]+ .*from=call" \
   "^collc-stats: ialltoallv torus calls=[0-9]+ .*from=call" -- env COLLC_TEST_QUICK=1 \
@@ -820,7 +822,7 @@ for spec in "2 2" "5 3"; do
   run_case "mpich/hier reductions quick np=$np node=$k" 240 env COLLC_TEST_QUICK=1 \
     COLLC_TEST_HIER=1 COLLC_NODE_SIZE=$k "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_reductions"
 done
-for np in 1 2 3 4; do
+for np in 1 2 3 4 5; do
   for spec in "dissem" "flags" "hier 2"; do
     read -r algo k <<<"$spec"
     run_case "mpich/barrier $algo np=$np${k:+ node=$k}" 240 expect_stats \
