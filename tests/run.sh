@@ -131,8 +131,8 @@ section() {
 
 section "unit tests (no MPI; the plain and the sanitizer builds side by side)"
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-# (with one more pure program, first: one process, p = 1, MPI_Init as a singleton)
-# The longest first, in both builds (the pool's tail is then short), then the rest.
+# The longest first, in both builds (the pool's tail is then short), then the rest; with
+# one more pure program, tests/hot_cost.sh (one process, p = 1, MPI_Init as a singleton).
 long=(verify_reductions verify_sweep verify_shm paper verify_alltoallv)
 order=()
 for n in "${long[@]}"; do order+=("build-asan/tests/unit_$n" "$OMPI/tests/unit_$n"); done
