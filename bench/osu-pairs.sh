@@ -8,8 +8,8 @@
 # run of this 2-core VM lands in a fast or a slow mode (about 2x apart at
 # small sizes, for both sides alike), and the best of many runs compares the
 # fast modes; STAT=fast the median of each side's fast-mode runs (those within
-# 1.5x of the best run of either side at that size), so a side's share of
-# slow-mode runs (luck) does not rank it. OSU is the user's to fetch and build
+# 1.5x of that side's best run at that size: a side slower in every run still
+# compares), so a side's share of slow-mode runs (luck) does not rank it. OSU is the user's to fetch and build
 # (release 7.2 was used).
 #   bench/osu-pairs.sh OSU_BUILD_DIR [NP] [PAIRS] [BENCH...]
 # e.g. bench/osu-pairs.sh /tmp/osu/build-ompi 2 5 osu_allreduce osu_bcast
@@ -48,19 +48,18 @@ for b in "${benches[@]}"; do
     else one "$b" collc $i; one "$b" native $i; fi
   done
 done
-# The median of the latencies on stdin within 1.5x of $1 (- if none).
+# The median of the latencies on stdin within 1.5x of their smallest (nothing if none).
 fast_median() {
-  awk -v m="$1" '$1 <= 1.5 * m' | sort -g |
-    awk '{a[NR] = $1} END {if (NR) print NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'
+  sort -g | awk 'NR == 1 {m = $1} $1 <= 1.5 * m {a[++n] = $1}
+    END {if (n) print n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2}'
 }
 
 # The cell of benchmark $1 at size $2 under statistic $3 (pairs, best, fast).
 cell() {
-  local b=$1 s=$2 n c m
+  local b=$1 s=$2 n c
   if [[ $3 == fast ]]; then
-    m=$(cat "$tmp/$b".*.* | awk -v s="$s" '$1 == s {print $2}' | sort -g | head -n 1)
-    n=$(cat "$tmp/$b".native.* | awk -v s="$s" '$1 == s {print $2}' | fast_median "$m")
-    c=$(cat "$tmp/$b".collc.* | awk -v s="$s" '$1 == s {print $2}' | fast_median "$m")
+    n=$(cat "$tmp/$b".native.* | awk -v s="$s" '$1 == s {print $2}' | fast_median)
+    c=$(cat "$tmp/$b".collc.* | awk -v s="$s" '$1 == s {print $2}' | fast_median)
     if [[ -n $n && -n $c ]]; then awk -v n="$n" -v c="$c" 'BEGIN {printf "%.2f", n / c}'; else printf -- "-"; fi
     return
   fi
