@@ -9,8 +9,8 @@
 # small sizes, for both sides alike), and the best of many runs compares the
 # fast modes; STAT=fast the median of each side's fast-mode runs (those within
 # 1.5x of that side's best run at that size: a side slower in every run still
-# compares), so a side's share of slow-mode runs (luck) does not rank it. OSU is the user's to fetch and build
-# (release 7.2 was used).
+# compares), so a side's share of slow-mode runs (luck) does not rank it. OSU
+# is the user's to fetch and build (release 7.2 was used).
 #   bench/osu-pairs.sh OSU_BUILD_DIR [NP] [PAIRS] [BENCH...]
 # e.g. bench/osu-pairs.sh /tmp/osu/build-ompi 2 5 osu_allreduce osu_bcast
 # Env: STAT (pairs, the default; best; fast; "pairs best fast": each), LIB (default
