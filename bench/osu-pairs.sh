@@ -48,10 +48,14 @@ for b in "${benches[@]}"; do
     else one "$b" collc $i; one "$b" native $i; fi
   done
 done
+# The median of the numbers on stdin, sorted (nothing if none).
+median() {
+  awk '{a[NR] = $1} END {if (NR) print NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'
+}
+
 # The median of the latencies on stdin within 1.5x of their smallest (nothing if none).
 fast_median() {
-  sort -g | awk 'NR == 1 {m = $1} $1 <= 1.5 * m {a[++n] = $1}
-    END {if (n) print n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2}'
+  sort -g | awk 'NR == 1 {m = $1} $1 <= 1.5 * m' | median
 }
 
 # The cell of benchmark $1 at size $2 under statistic $3 (pairs, best, fast).
@@ -73,7 +77,7 @@ cell() {
     n=$(awk -v s="$s" '$1 == s {print $2}' "$tmp/$b.native.$i")
     c=$(awk -v s="$s" '$1 == s {print $2}' "$tmp/$b.collc.$i")
     if [[ -n $n && -n $c ]]; then awk -v n="$n" -v c="$c" 'BEGIN {printf "%.4f\n", n / c}'; fi
-  done | sort -g | awk '{a[NR] = $1} END {if (NR) printf "%.2f", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; else printf "-"}'
+  done | sort -g | median | awk '{printf "%.2f", $1} END {if (!NR) printf "-"}'
 }
 # Tables (one per statistic of STAT, e.g. STAT="pairs best"): rows sizes,
 # columns benchmarks.

@@ -81,6 +81,15 @@ run_pool() {
   done
 }
 
+# quick_case NAME QUICK TIMEOUT CMD...: run_case with COLLC_TEST_QUICK=QUICK (0 or 1: the
+# test's smaller matrix) set, and " quick" before NAME's " np=" where it is 1.
+quick_case() {
+  local name=$1 q=$2 limit=$3
+  shift 3
+  ((q)) && name=${name/ np=/ quick np=}
+  run_case "$name" "$limit" env COLLC_TEST_QUICK="$q" "$@"
+}
+
 # golden FILE: line 1 is "# collc-explain ARGS"; the rest is the expected output.
 export OMPI
 golden() {
@@ -481,9 +490,8 @@ done
 for k in 1 2 3 4; do
   for np in 1 2 3 4 5 6 7 8; do
     ((np >= k || k == 1)) || continue
-    run_case "openmpi/hier reductions$( ((k != 2)) && echo ' quick') np=$np node=$k" 120 \
-      env COLLC_TEST_HIER=1 COLLC_TEST_QUICK=$((k != 2)) COLLC_NODE_SIZE=$k \
-      "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_reductions"
+    quick_case "openmpi/hier reductions np=$np node=$k" $((k != 2)) 120 env COLLC_TEST_HIER=1 \
+      COLLC_NODE_SIZE=$k "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_reductions"
   done
   for np in 2 5 8; do
     ((np >= k)) || continue
@@ -530,9 +538,8 @@ run_case "openmpi/rule by simulation, bad parameters: native" 120 expect_stats \
 # shm (any algorithm's messages through the segment) on one node of np ranks
 # (np <= 4: above, as hier on one node of np; the quick matrix at odd np here).
 for np in 5 6 7 8; do
-  run_case "openmpi/shm reductions$( ((np % 2)) && echo ' quick') np=$np (one node)" 120 env \
-    COLLC_TEST_HIER=1 COLLC_TEST_QUICK=$((np % 2)) COLLC_NODE_SIZE=8 "${OMPIRUN[@]}" $np \
-    "$OMPI/tests/mpi_reductions"
+  quick_case "openmpi/shm reductions np=$np (one node)" $((np % 2)) 120 env COLLC_TEST_HIER=1 \
+    COLLC_NODE_SIZE=8 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_reductions"
 done
 run_case "openmpi/shm alltoall np=7 (one node)" 120 env COLLC_TEST_HIER=1 \
   "${OMPIRUN[@]}" 7 "$OMPI/tests/mpi_alltoall"
@@ -703,9 +710,8 @@ run_case "openmpi/memo preload, counted rows by total, stats np=4" 120 expect_al
 run_case "openmpi/valgrind nonblocking np=2" 300 tests/valgrind_leaks.sh \
   "${OMPIRUN[@]}" 2 -- "$OMPI/tests/mpi_nonblocking"
 for np in 1 2 3 4 5 6 7 8; do # (the quick matrix from p = 5: the blocking runs have the full one)
-  quick=$((np >= 5))
-  run_case "openmpi/reductions nonblocking$( ((quick)) && echo ' quick') np=$np" 180 env \
-    COLLC_TEST_NB=1 COLLC_TEST_QUICK=$quick "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_reductions"
+  quick_case "openmpi/reductions nonblocking np=$np" $((np >= 5)) 180 env COLLC_TEST_NB=1 \
+    "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_reductions"
 done
 for k in 1 2; do
   for np in 2 5; do
@@ -789,9 +795,7 @@ section "MPI tests, MPICH (fewer cases: MPICH is slow when oversubscribed)"
 # the other programs at a few p, mostly up to 3 (oversubscribed, MPICH polls: 5-28 s a
 # case from p = 4 on); Open MPI runs the longer p-sweeps.
 for np in 1 2 3 4 5; do # (quick from p = 3)
-  quick=$((np >= 3))
-  run_case "mpich/vcoll$( ((quick)) && echo ' quick') np=$np" 300 env COLLC_TEST_QUICK=$quick \
-    "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_vcoll"
+  quick_case "mpich/vcoll np=$np" $((np >= 3)) 300 "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_vcoll"
 done
 for np in 1 2 3 4 5; do
   run_case "mpich/rooted gather scatter np=$np" 120 env COLLC_TEST_QUICK=1 "${MPICHRUN[@]}" $np \
@@ -913,9 +917,8 @@ run_case "mpich/valgrind persistent np=2" 300 env COLLC_TEST_QUICK=1 tests/valgr
   "${MPICHRUN[@]}" 2 -- "$MPICH/tests/mpi_persistent"
 # Nonblocking collectives (see the Open MPI section); quick from p = 3.
 for np in 1 2 3 4 5; do
-  quick=$((np >= 3))
-  run_case "mpich/nonblocking$( ((quick)) && echo ' quick') np=$np" 240 env COLLC_TEST_QUICK=$quick \
-    "${MPICHRUN[@]}" $np "$MPICH/tests/mpi_nonblocking"
+  quick_case "mpich/nonblocking np=$np" $((np >= 3)) 240 "${MPICHRUN[@]}" $np \
+    "$MPICH/tests/mpi_nonblocking"
 done
 for np in 2 3; do
   run_case "mpich/reductions nonblocking quick np=$np" 240 env COLLC_TEST_NB=1 COLLC_TEST_QUICK=1 \

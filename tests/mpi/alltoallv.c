@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collc.h"
+#include "testlib.h"
 
 #define MAXP 16
 #define MAXE 12288 /* ints of a buffer */
@@ -322,7 +323,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   break_at = getenv("COLLC_TEST_BREAK") ? atoi(getenv("COLLC_TEST_BREAK")) : 0;
-  int quick = getenv("COLLC_TEST_QUICK") && atoi(getenv("COLLC_TEST_QUICK")) > 0;
+  int quick = tl_env_int("COLLC_TEST_QUICK", 0) > 0;
   agree_on = getenv("COLLC_TEST_HIER") && size > 1;
   if (getenv("COLLC_TEST_AGREE")) agreeing = getenv("COLLC_TEST_AGREE"), agree_on = 1;
   const char *only = getenv("COLLC_TEST_KIND"); /* (debugging: one matrix kind) */

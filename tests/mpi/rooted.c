@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collc.h"
+#include "testlib.h"
 #include "countvec.h"
 
 #define MAXB (8 * 700 * 16 + 64) /* bytes of the largest buffer */
@@ -414,7 +415,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const char *b = getenv("COLLC_TEST_BREAK");
   break_at = b ? atoi(b) : 0;
-  quick = getenv("COLLC_TEST_QUICK") && atoi(getenv("COLLC_TEST_QUICK")) > 0;
+  quick = tl_env_int("COLLC_TEST_QUICK", 0) > 0;
   double t0 = MPI_Wtime();
   if (size > 8) {
     if (rank == 0) printf("rooted: p <= 8 only\n");

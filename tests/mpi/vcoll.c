@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collc.h"
+#include "testlib.h"
 #include "countvec.h"
 
 #define MAXN 4096 /* elements (of 4 ints at most) of a vector */
@@ -166,7 +167,7 @@ static void bad_args(void) {
 int main(int argc, char **argv) {
   const char *algos[] = {"native", "recexch", "recexch:flat", "cyclic", "shm", "hier", NULL, NULL};
   int c[64], nalg = 8, all = 0, virt = getenv("COLLC_NODE_SIZE") != NULL;
-  int quick = getenv("COLLC_TEST_QUICK") && atoi(getenv("COLLC_TEST_QUICK")) > 0;
+  int quick = tl_env_int("COLLC_TEST_QUICK", 0) > 0;
   MPI_Op mat;
   MPI_Datatype m4;
   MPI_Init(&argc, &argv);

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "collc.h"
+#include "testlib.h"
 #include "countvec.h"
 #ifdef OPEN_MPI
 #include <mpi-ext.h> /* (Open MPI 4.1: MPIX_<Coll>_init, which collc defines too) */
@@ -328,7 +329,7 @@ int main(int argc, char **argv) {
   const char *nb_algos[] = {"native", "recexch", "recexch:flat", "cyclic", NULL};
   const char *p_algos[] = {"native", "recexch", "cyclic", "shm", "hier", NULL};
   int c[64], all = 0, forced = getenv("COLLC_ALLGATHERV") && getenv("COLLC_REDUCE_SCATTER");
-  int quick = getenv("COLLC_TEST_QUICK") && atoi(getenv("COLLC_TEST_QUICK")) > 0;
+  int quick = tl_env_int("COLLC_TEST_QUICK", 0) > 0;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

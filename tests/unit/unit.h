@@ -9,6 +9,7 @@
 #define COLLC_TESTS_UNIT_H
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -61,5 +62,11 @@ static inline int unit_summary(const char *name) {
 #ifndef UNDER_SANITIZER
 #define UNDER_SANITIZER 0
 #endif
+
+/* Whether a sweep is thinned: in a sanitizer build, or with COLLC_TEST_THIN=1. */
+static inline int unit_thin(void) {
+  const char *t = getenv("COLLC_TEST_THIN");
+  return UNDER_SANITIZER || (t && atoi(t) > 0);
+}
 
 #endif

@@ -642,17 +642,16 @@ static void lap(const char *what, double *t0) {
   *t0 = t;
 }
 
-/* Every sweep, then per family: lists, verifier runs, formula runs. */
 /* The next p of the sweeps after p: every one, thinned every third above 16. */
 static int step(int p) { return thin && p >= 18 ? 3 : thin && p >= 16 ? 2 : 1; }
 
+/* Every sweep, then per family: lists, verifier runs, formula runs. */
 int main(void) {
   const char *seed = getenv("COLLC_TEST_SEED"), *full = getenv("COLLC_TEST_FULL");
   double t0 = now();
   rng_state = seed ? strtoull(seed, NULL, 10) : 20261;
   full_mode = full && atoi(full) > 0;
-  thin = !full_mode && (UNDER_SANITIZER || (getenv("COLLC_TEST_THIN") &&
-                                            atoi(getenv("COLLC_TEST_THIN")) > 0));
+  thin = !full_mode && unit_thin();
   printf("random sample seed %llu (COLLC_TEST_SEED to change)%s\n",
          (unsigned long long)rng_state,
          full_mode ? ", full mode" : thin ? ", thinned (sanitizer build or COLLC_TEST_THIN)" : "");

@@ -9,15 +9,15 @@
  *
  * Cases: every ordered factorisation (factors >= 2, all orders) of every
  * p <= 64 with torus components linear, pairwise and native, in place and
- * not; a uniform random sample of ordered factorisations of p <= 1152 (40,
- * 8 in a sanitizer build; fixed
+ * not; a uniform random sample of ordered factorisations of p <= 1152 (fixed
  * seed, printed; COLLC_TEST_SEED overrides) with random per-dimension
  * components, plus the paper's 1152 = 36x32, 12x12x8, 8x6x6x4,
- * 3x3x2x2x2x2x2x2x2, 1000 and some primes (no dimension above 100 in a
- * sanitizer build); direct pairwise and linear for every p <= 64 and some
- * larger; Bruck with every radix 2..p+1 for p <= 40 (24 in a sanitizer
- * build) and radix 2, 3, 4, 7 up to p = 512; every mix of components on 4x3x2 and
- * automatic dims (torus:d=N). */
+ * 3x3x2x2x2x2x2x2x2, 1000 and some primes; direct pairwise and linear for
+ * every p <= 64 and some larger; Bruck with every radix 2..p+1 for p <= 40
+ * and radix 2, 3, 4, 7 up to p = 512; every mix of components on 4x3x2 and
+ * automatic dims (torus:d=N). Thinned (a sanitizer build or COLLC_TEST_THIN=1):
+ * 8 random samples instead of 40, no fixed torus with a dimension above 100,
+ * Bruck's every radix for p <= 24. */
 #include <stdlib.h>
 #include <string.h>
 #include "algo/algo.h"
@@ -149,12 +149,12 @@ static void sample_large_torus(void) {
   for (int i = 0; i < 10; i++) {
     int longest = 0;
     for (int j = 0; j < nf[i]; j++) longest = fixed[i][j] > longest ? fixed[i][j] : longest;
-    if (UNDER_SANITIZER && longest > 100) continue; /* (lines of 509..1009 ranks: up to a
+    if (unit_thin() && longest > 100) continue; /* (lines of 509..1009 ranks: up to a
                                                        million messages, 20 s under ASan) */
     random_comps(nf[i], cs);
     run_torus(fixed[i], nf[i], cs, i % 2);
   }
-  for (int t = 0; t < (UNDER_SANITIZER ? 8 : 40); t++) {
+  for (int t = 0; t < (unit_thin() ? 8 : 40); t++) {
     int p = 65 + (int)(rng() % (1152 - 64)), n = random_factorisation(p, f);
     random_comps(n, cs);
     run_torus(f, n, cs, (int)(rng() % 2));
@@ -173,11 +173,10 @@ static void sweep_direct(void) {
   }
 }
 
-/* Bruck: every radix 2..p+1 for p <= 40 (24 in a sanitizer build); radix 2, 3, 4, 7 up
- * to 512. */
+/* Bruck: every radix 2..p+1 for p <= 40 (24 thinned); radix 2, 3, 4, 7 up to 512. */
 static void sweep_bruck(void) {
   char algo[32];
-  for (int p = 1; p <= (UNDER_SANITIZER ? 24 : 40); p++)
+  for (int p = 1; p <= (unit_thin() ? 24 : 40); p++)
     for (int k = 2; k <= p + 1; k++)
       for (int ip = 0; ip < 2; ip++) {
         snprintf(algo, sizeof algo, "bruck:%d", k);
