@@ -694,6 +694,13 @@ for np in 1 3 4; do
   run_case "openmpi/memo preload, plans forced np=$np" 120 env "${MEMO_FORCED[@]}" \
     "${OMPIRUN[@]}" $np -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_memo_preload"
 done
+# COLLC_DISABLE=1: every MPI_ call reaches the library alone (the memo's
+# entry points), and what collc_* calls made is freed at MPI_Finalize (a
+# shared-memory window freed after MPI's own finalize crashed Open MPI).
+run_case "openmpi/memo preload disabled: pass-through np=3" 120 no_stats env COLLC_DISABLE=1 \
+  COLLC_STATS=1 "${OMPIRUN[@]}" 3 -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_memo_preload"
+run_case "openmpi/rooted disabled: pass-through np=3" 120 no_stats env COLLC_DISABLE=1 \
+  COLLC_STATS=1 "${OMPIRUN[@]}" 3 "$OMPI/tests/mpi_rooted"
 # Counted collectives whose rows change algorithm with the total count
 # (native below 13 B, recexch above; tests/data/counted_by_total.json): the
 # memo holds the native calls by their total, the plans stay keyed by their

@@ -15,11 +15,10 @@ static int hook_keyval = MPI_KEYVAL_INVALID;
  * where MPI frees it itself). */
 static void end_of_run(int self) {
   if (atomic_exchange(&hook_done, 1)) return;
-  const collc_config *cfg = config_get();
-  if (cfg->disable) return;
+  const collc_config *cfg = config_get(); /* (COLLC_DISABLE too: collc_* calls made states) */
   int rank = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (cfg->stats && rank == 0) stats_print();
+  if (cfg->stats && !cfg->disable && rank == 0) stats_print();
   request_finalize();
   state_release(MPI_COMM_WORLD);
   if (self) state_release(MPI_COMM_SELF);

@@ -183,7 +183,8 @@ int main(int argc, char **argv) {
     for (int rep = 0; rep < 2; rep++) reductions(c, 1, it, 0, 0), moves(c, 1, it, 0);
     MPI_Comm_free(&c);
   }
-  bad_counts(MPI_COMM_WORLD);
+  if (!getenv("COLLC_DISABLE")) /* (disabled, bad counts are the library's: they may crash it) */
+    bad_counts(MPI_COMM_WORLD);
   int all = 0;
   PMPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0)

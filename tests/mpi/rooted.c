@@ -426,7 +426,7 @@ int main(int argc, char **argv) {
   counted_all();
   nonblocking();
   persistent();
-  bad_args();
+  if (!getenv("COLLC_DISABLE")) bad_args(); /* (else the library's answers: they may crash it) */
   int all = 0;
   MPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0)
