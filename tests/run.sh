@@ -687,7 +687,8 @@ run_case "openmpi/nonblocking preload COLLC_ALLREDUCE=hier unset: native np=4" 1
 # The call memo across communicators freed and made again (the handle
 # reused): default rule, and collc's plans forced for every collective.
 MEMO_FORCED=(COLLC_ALLREDUCE=recexch COLLC_BCAST=tree COLLC_ALLGATHER=recexch
-  COLLC_ALLTOALL=pairwise COLLC_REDUCE=tree COLLC_REDUCE_SCATTER_BLOCK=recexch COLLC_BARRIER=dissem)
+  COLLC_ALLTOALL=pairwise COLLC_REDUCE=tree COLLC_REDUCE_SCATTER_BLOCK=recexch COLLC_BARRIER=dissem
+  COLLC_GATHER=tree COLLC_SCATTER=tree COLLC_GATHERV=linear COLLC_SCATTERV=linear)
 for np in 1 3 4; do
   run_case "openmpi/memo preload np=$np" 120 "${OMPIRUN[@]}" $np \
     -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_memo_preload"

@@ -105,6 +105,11 @@ void memo_put(MPI_Comm comm, const call_key *k, int nb, const call_entry *e, col
     return;
   call_memo *m = call_memos[2 * k->coll + nb]; /* (most recent first) */
   memmove(m + 1, m, (MEMO_WAYS - 1) * sizeof *m);
-  m[0] = (call_memo){comm, atomic_load_explicit(&calls_gen, memory_order_acquire), e, st};
+  const call_key *q = &e->key;
+  m[0] = (call_memo){.comm = comm, .gen = atomic_load_explicit(&calls_gen, memory_order_acquire),
+                     .p = st->p, .rank = st->rank, .native = e->kind == CALL_NATIVE,
+                     .in_place = q->in_place, .root = q->root, .scount = q->scount,
+                     .rcount = q->rcount, .stype = q->stype, .rtype = q->rtype, .op = q->op,
+                     .e = e, .st = st};
 #endif
 }

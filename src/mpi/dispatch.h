@@ -221,19 +221,30 @@ COLLC_HOT call_key loose_key(int coll, const void *sb, MPI_Datatype st, MPI_Data
                     .stype = ip ? MPI_DATATYPE_NULL : st, .rtype = rt, .op = op};
 }
 
-/* Whether call-cache entry e of state st says to make a call natively
+/* Whether a call that entry e of state st has native may be made natively
  * now: blocking (nb 0) while no request of ours needs moving, nonblocking
  * while e's decision is of the state's version in force. */
+COLLC_HOT int native_now(const call_entry *e, const collc_state *st, int nb) {
+  return nb ? e->version == st->version : !request_busy();
+}
+
+/* Whether call-cache entry e of state st says to make a call natively now. */
 COLLC_HOT int native_usable(const call_entry *e, const collc_state *st, int nb) {
-  return e->kind == CALL_NATIVE && (nb ? e->version == st->version : !request_busy());
+  return e->kind == CALL_NATIVE && native_now(e, st, nb);
+}
+
+/* Whether memo m (NULL: none) of a call (nb: nonblocking) made with host
+ * buffers sb, rb says the call is native (native_usable). */
+COLLC_HOT int memo_says_native(const call_memo *m, int nb, const void *sb, const void *rb) {
+  return m && m->native && native_now(m->e, m->st, nb) && !maybe_on_device(sb, rb);
 }
 
 /* The memo of a call of key k (nb: nonblocking) made with host buffers
- * sb, rb, if it says the call is native (native_usable), else NULL. */
+ * sb, rb, if it says the call is native, else NULL. */
 COLLC_HOT const call_memo *memo_native(MPI_Comm comm, const call_key *k, int nb, const void *sb,
                                        const void *rb) {
   const call_memo *m = memo_find(comm, k, nb);
-  return m && native_usable(m->e, m->st, nb) && !maybe_on_device(sb, rb) ? m : NULL;
+  return memo_says_native(m, nb, sb, rb) ? m : NULL;
 }
 
 /* What a memo hit of a counted call checks of its count vector c and
@@ -244,10 +255,20 @@ COLLC_HOT const call_memo *memo_native(MPI_Comm comm, const call_key *k, int nb,
  * count or a missing array is what crashes MPICH 4.0.2, so collc answers
  * those with their error class). */
 COLLC_HOT int counts_usable(int p, const int *c, const int *d) {
+  int any = 0;
   if (!c || !d || p <= 0) return 0;
-  for (int q = 0; q < p; q++)
-    if (c[q] < 0) return 0;
-  return 1;
+  for (int q = 0; q < p; q++) any |= c[q];
+  return any >= 0;
+}
+
+/* The sum of count vector c on p ranks if it passes counts_usable (with
+ * displacements d), else -1: the same test in the same pass. */
+COLLC_HOT long long counts_total(int p, const int *c, const int *d) {
+  long long t = 0;
+  int any = 0;
+  if (!c || !d || p <= 0) return -1;
+  for (int q = 0; q < p; q++) t += c[q], any |= c[q];
+  return any < 0 ? -1 : t;
 }
 
 /* The fast path of counted call d of the default selection, blocking or

@@ -242,13 +242,19 @@ void call_flush(collc_state *st);
  * bumps it before any call-cache slot is written or flushed and before a
  * state is freed. A hit is one slot known at compile time and one key
  * comparison: no hash, no attribute lookup. Only entries without identity
- * checks are memoised (predefined types and operations, no counts), and
- * none under MPI_THREAD_MULTIPLE (the memo is global: those calls take the
+ * checks are memoised (predefined types and operations, no counts), none
+ * with COLLC_DISABLE set (a hit need not ask it), and none under
+ * MPI_THREAD_MULTIPLE (the memo is global: those calls take the
  * call caches, which are per communicator) or SMPI (ranks share globals). */
 #define MEMO_WAYS 2
 typedef struct {
   MPI_Comm comm;
-  unsigned gen; /* calls_gen when made (0: empty; calls_gen starts at 1) */
+  unsigned gen;     /* calls_gen when made (0: empty; calls_gen starts at 1) */
+  int p, rank;      /* st's: what a hit reads is the slot's, no pointer followed */
+  int native;       /* e->kind == CALL_NATIVE */
+  int in_place, root, scount, rcount; /* e->key's fields that memo_key_is compares */
+  MPI_Datatype stype, rtype;
+  MPI_Op op;
   const call_entry *e;
   collc_state *st;
 } call_memo;
@@ -277,21 +283,33 @@ COLLC_HOT const call_memo *memo_any(MPI_Comm comm, int coll, int nb) {
   return NULL;
 }
 
-/* The memo of (comm, k, nb) while valid, else NULL. (Its collective is
- * the slot's, and memos hold no counted calls, whose chash is all that
- * call_key_equal would compare beyond these fields.) */
+/* Whether valid memo m holds key k. (Its collective is the slot's, and
+ * memos hold no counted calls, whose chash is all that call_key_equal
+ * would compare beyond these fields.) */
+COLLC_HOT int memo_key_is(const call_memo *m, const call_key *k) {
+  return m->rcount == k->rcount && m->rtype == k->rtype && m->op == k->op &&
+         m->root == k->root && m->in_place == k->in_place && m->scount == k->scount &&
+         m->stype == k->stype;
+}
+
+/* The memo of (comm, k, nb) while valid, else NULL; none for a key with
+ * counts, which memo_key_is does not compare (memo_put holds none such; a
+ * counted key equal in the other fields must not find an entry that was
+ * made for other counts). */
 COLLC_HOT const call_memo *memo_find(MPI_Comm comm, const call_key *k, int nb) {
   const call_memo *m = call_memos[2 * k->coll + nb];
   unsigned g = atomic_load_explicit(&calls_gen, memory_order_acquire);
-  for (int w = 0; w < MEMO_WAYS; w++, m++) {
-    if (m->gen != g || m->comm != comm) continue; /* (an empty memo's e is NULL) */
-    const call_key *q = &m->e->key;
-    if (q->rcount == k->rcount && q->rtype == k->rtype && q->op == k->op &&
-        q->root == k->root && q->in_place == k->in_place && q->scount == k->scount &&
-        q->stype == k->stype)
-      return m;
-  }
+  if (k->counts || k->chash) return NULL;
+  for (int w = 0; w < MEMO_WAYS; w++, m++)
+    if (m->gen == g && m->comm == comm && memo_key_is(m, k)) return m;
   return NULL;
+}
+
+/* memo_find with a valid memo m of comm in hand (memo_any's): m when its
+ * key is k, else the search (the other ways). */
+COLLC_HOT const call_memo *memo_find_from(const call_memo *m, MPI_Comm comm, const call_key *k,
+                                          int nb) {
+  return memo_key_is(m, k) ? m : memo_find(comm, k, nb);
 }
 
 /* Identity of a datatype for plan keys: 0 for predefined types, else a

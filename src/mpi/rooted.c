@@ -183,7 +183,7 @@ typedef struct {
   MPI_Datatype st, rt;
 } uview;
 
-COLLC_HOT uview uniform_of(const rargs *a, int rank) {
+static uview uniform_of(const rargs *a, int rank) {
   int root = rank == a->root, g = a->coll == COLLC_COLL_GATHER;
   uview u = {a->sb, a->rb, a->sc, a->rc, 0, a->st, a->rt};
   if (!root && g) u.rc = u.sc, u.rt = u.st, u.rb = NULL;  /* its receive side is its block */
@@ -204,36 +204,34 @@ static void uniform_view(const rargs *a, dispatch_call *d) {
   d->spec.unit_bytes = args_bytes(g && root ? u.rc : u.sc, g && root ? u.rt : u.st);
 }
 
-/* The call-cache key of gather or scatter a on rank `rank` (the memo's too). */
-COLLC_HOT call_key uniform_key(const rargs *a, int rank) {
-  uview u = uniform_of(a, rank);
-  return (call_key){.coll = a->coll, .in_place = u.ip, .root = a->root,
-                    .scount = u.ip ? 0 : u.sc, .rcount = u.rc,
-                    .stype = u.ip ? MPI_DATATYPE_NULL : u.st, .rtype = u.rt, .op = MPI_OP_NULL};
+/* The call-cache key of gather or scatter a (the memo's too): its
+ * arguments as given, buffers aside but for their MPI_IN_PLACE (bit 0:
+ * send, bit 1: receive). With the rank, which a communicator's cache
+ * fixes, they decide the plan's view (uniform_of), so the key needs no
+ * per-call reading of it: a memo hit compares the arguments themselves. */
+COLLC_HOT call_key uniform_key(const rargs *a) {
+  return (call_key){.coll = a->coll,
+                    .in_place = (a->sb == MPI_IN_PLACE) | (a->rb == MPI_IN_PLACE) << 1,
+                    .root = a->root, .scount = a->sc, .rcount = a->rc, .stype = a->st,
+                    .rtype = a->rt, .op = MPI_OP_NULL};
 }
 
-/* The key under which a blocking gatherv or scatterv a on rank `rank` is
- * remembered as served natively: without its counts, which decide nothing
- * (root_counts), so that the memo may hold it; its significant element
- * type and in place tell its binding apart. A plan found under such a key
- * is never run (fast: it is the slow path's, which compares counts). */
-COLLC_HOT call_key native_key(const rargs *a, int rank) {
-  int root = rank == a->root, g = a->coll == COLLC_COLL_GATHERV;
-  MPI_Datatype elem = g ? (root ? a->rt : a->st) : (root ? a->st : a->rt);
-  int ip = root && (g ? a->sb : a->rb) == MPI_IN_PLACE;
-  return (call_key){.coll = a->coll, .in_place = ip, .root = a->root, .stype = elem,
-                    .rtype = elem, .op = MPI_OP_NULL};
+/* The key under which a gatherv or scatterv a is remembered as served
+ * natively: uniform_key without its counts, which decide nothing
+ * (root_counts), so that the memo may hold it. A plan found under such a
+ * key is never run (fast: it is the slow path's, which compares counts). */
+COLLC_HOT call_key native_key(const rargs *a) {
+  call_key k = uniform_key(a);
+  k.scount = k.rcount = 0;
+  return k;
 }
 
-/* The memo's fast path of blocking call a: 1 when it is to be made
- * natively. The key depends on the rank, which a memo's state of the
- * communicator holds (no PMPI_Comm_rank per call). */
-COLLC_HOT int hot_native(const rargs *a, MPI_Comm comm) {
-  const call_memo *any = memo_any(comm, a->coll, 0);
-  if (!any) return 0;
-  int rank = any->st->rank;
-  call_key k = coll_desc_of(a->coll)->counted ? native_key(a, rank) : uniform_key(a, rank);
-  return memo_native(comm, &k, 0, a->sb, a->rb) != NULL;
+/* The memo's fast path of call a (nb: nonblocking): 1 when it is to be
+ * made natively. */
+COLLC_HOT int hot_native(const rargs *a, MPI_Comm comm, int nb) {
+  int v = a->coll == COLLC_COLL_GATHERV || a->coll == COLLC_COLL_SCATTERV; /* (.counted) */
+  call_key k = v ? native_key(a) : uniform_key(a);
+  return memo_native(comm, &k, nb, a->sb, a->rb) != NULL;
 }
 
 /* The root's own block of gatherv or scatterv d copied between its two
@@ -299,19 +297,21 @@ static call_key counted_key(const dispatch_call *d) {
  * req; NULL: blocking): FAST_* as dispatch_fast, *rc the result unless
  * FAST_MISS (then d->ck is *k). */
 static int fast(const rargs *a, dispatch_call *d, call_key *k, MPI_Request *req, int *rc) {
-  int v = coll_desc_of(a->coll)->counted;
-  if (v && !req) { /* blocking counted: remembered only as native (native_key) */
+  int v = coll_desc_of(a->coll)->counted, nb = req != NULL;
+  if (v) { /* counted: native remembered under native_key, which the memo may hold */
     collc_state *st;
-    *k = native_key(a, d->spec.rank);
-    const call_entry *e = dispatch_fast_find(d->comm, k, 0, &st);
-    if (e && e->kind == CALL_NATIVE && !request_busy()) {
-      stats_add(k->coll, e->algo, e->src, e->bytes);
-      return (*rc = d->native(d)), FAST_NATIVE;
+    *k = native_key(a);
+    const call_entry *e = dispatch_fast_find(d->comm, k, nb, &st);
+    if (e && native_usable(e, st, nb)) {
+      stats_add(k->coll + (nb ? COLLC_COLL_COUNT : 0), e->algo, e->src, e->bytes);
+      return (*rc = nb ? d->inative(d, req) : d->native(d)), FAST_NATIVE;
     }
-    d->ck = e ? NULL : k; /* (a plan is not remembered: the binding cache compares counts) */
-    return FAST_MISS;
+    if (!nb || !e) { /* (blocking: a plan is not remembered, the binding cache compares counts) */
+      d->ck = e ? NULL : k;
+      return FAST_MISS;
+    }
   }
-  *k = v ? counted_key(d) : uniform_key(a, d->spec.rank);
+  *k = v ? counted_key(d) : uniform_key(a); /* (a nonblocking plan: by its counts) */
   int how = req ? nb_fast(d->comm, k, d->sendbuf, d->recvbuf, req, rc)
                 : dispatch_fast(d->comm, k, d->sendbuf, d->recvbuf, rc);
   if (how == FAST_NATIVE) *rc = req ? d->inative(d, req) : d->native(d);
@@ -360,13 +360,26 @@ int collc_gather_algo(const char *algorithm, const void *sendbuf, int sendcount,
   return rooted(&a, algorithm, comm, NULL);
 }
 
+/* MPI_Gather behind the memo (a miss): apart, so that the memo's hit
+ * builds no rargs in memory and makes only its tail call. */
+static __attribute__((noinline)) int gather_slow(const void *sendbuf, int sendcount,
+                                                 MPI_Datatype sendtype, void *recvbuf,
+                                                 int recvcount, MPI_Datatype recvtype, int root,
+                                                 MPI_Comm comm) {
+  rargs a = {COLLC_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+             NULL, NULL, root};
+  if (config_get()->disable)
+    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  return rooted(&a, NULL, comm, NULL);
+}
+
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   rargs a = {COLLC_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
              NULL, NULL, root};
-  if (config_get()->disable || hot_native(&a, comm))
+  if (hot_native(&a, comm, 0))
     return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  return rooted(&a, NULL, comm, NULL);
+  return gather_slow(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -374,7 +387,7 @@ int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 MPI_Request *request) {
   rargs a = {COLLC_COLL_GATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
              NULL, NULL, root};
-  if (config_get()->disable)
+  if ((request && hot_native(&a, comm, 1)) || config_get()->disable)
     return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
                         request);
   return rooted(&a, NULL, comm, &(persist_args){.request = request, .oneshot = 1});
@@ -402,13 +415,26 @@ int collc_scatter_algo(const char *algorithm, const void *sendbuf, int sendcount
   return rooted(&a, algorithm, comm, NULL);
 }
 
+/* MPI_Scatter behind the memo (a miss): apart, so that the memo's hit
+ * builds no rargs in memory and makes only its tail call. */
+static __attribute__((noinline)) int scatter_slow(const void *sendbuf, int sendcount,
+                                                  MPI_Datatype sendtype, void *recvbuf,
+                                                  int recvcount, MPI_Datatype recvtype, int root,
+                                                  MPI_Comm comm) {
+  rargs a = {COLLC_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+             NULL, NULL, root};
+  if (config_get()->disable)
+    return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  return rooted(&a, NULL, comm, NULL);
+}
+
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   rargs a = {COLLC_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
              NULL, NULL, root};
-  if (config_get()->disable || hot_native(&a, comm))
+  if (hot_native(&a, comm, 0))
     return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-  return rooted(&a, NULL, comm, NULL);
+  return scatter_slow(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -416,7 +442,7 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Request *request) {
   rargs a = {COLLC_COLL_SCATTER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
              NULL, NULL, root};
-  if (config_get()->disable)
+  if ((request && hot_native(&a, comm, 1)) || config_get()->disable)
     return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
                          request);
   return rooted(&a, NULL, comm, &(persist_args){.request = request, .oneshot = 1});
@@ -444,15 +470,30 @@ int collc_gatherv_algo(const char *algorithm, const void *sendbuf, int sendcount
   return rooted(&a, algorithm, comm, NULL);
 }
 
+/* MPI_Gatherv behind the memo (a miss): apart, so that the memo's hit
+ * builds no rargs in memory and makes only its tail call. */
+static __attribute__((noinline)) int gatherv_slow(const void *sendbuf, int sendcount,
+                                                  MPI_Datatype sendtype, void *recvbuf,
+                                                  const int recvcounts[], const int displs[],
+                                                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  rargs a = {COLLC_COLL_GATHERV, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype,
+             recvcounts, displs, root};
+  if (config_get()->disable)
+    return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                        root, comm);
+  return rooted(&a, NULL, comm, NULL);
+}
+
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                 MPI_Comm comm) {
   rargs a = {COLLC_COLL_GATHERV, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype,
              recvcounts, displs, root};
-  if (config_get()->disable || hot_native(&a, comm))
+  if (hot_native(&a, comm, 0))
     return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                         root, comm);
-  return rooted(&a, NULL, comm, NULL);
+  return gatherv_slow(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                      comm);
 }
 
 int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -460,7 +501,7 @@ int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Comm comm, MPI_Request *request) {
   rargs a = {COLLC_COLL_GATHERV, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype,
              recvcounts, displs, root};
-  if (config_get()->disable)
+  if ((request && hot_native(&a, comm, 1)) || config_get()->disable)
     return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                          root, comm, request);
   return rooted(&a, NULL, comm, &(persist_args){.request = request, .oneshot = 1});
@@ -488,15 +529,30 @@ int collc_scatterv_algo(const char *algorithm, const void *sendbuf, const int se
   return rooted(&a, algorithm, comm, NULL);
 }
 
+/* MPI_Scatterv behind the memo (a miss): apart, so that the memo's hit
+ * builds no rargs in memory and makes only its tail call. */
+static __attribute__((noinline)) int scatterv_slow(const void *sendbuf, const int sendcounts[],
+                                                   const int displs[], MPI_Datatype sendtype,
+                                                   void *recvbuf, int recvcount,
+                                                   MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  rargs a = {COLLC_COLL_SCATTERV, sendbuf, 0, sendtype, recvbuf, recvcount, recvtype,
+             sendcounts, displs, root};
+  if (config_get()->disable)
+    return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                         root, comm);
+  return rooted(&a, NULL, comm, NULL);
+}
+
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm) {
   rargs a = {COLLC_COLL_SCATTERV, sendbuf, 0, sendtype, recvbuf, recvcount, recvtype,
              sendcounts, displs, root};
-  if (config_get()->disable || hot_native(&a, comm))
+  if (hot_native(&a, comm, 0))
     return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
                          root, comm);
-  return rooted(&a, NULL, comm, NULL);
+  return scatterv_slow(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                       comm);
 }
 
 int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
@@ -504,7 +560,7 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   int root, MPI_Comm comm, MPI_Request *request) {
   rargs a = {COLLC_COLL_SCATTERV, sendbuf, 0, sendtype, recvbuf, recvcount, recvtype,
              sendcounts, displs, root};
-  if (config_get()->disable)
+  if ((request && hot_native(&a, comm, 1)) || config_get()->disable)
     return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
                           root, comm, request);
   return rooted(&a, NULL, comm, &(persist_args){.request = request, .oneshot = 1});

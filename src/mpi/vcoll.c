@@ -47,9 +47,8 @@ typedef struct {
  * The rule's rows see the counts only through their total (select_bytes). */
 COLLC_HOT long long loose_total(const vargs *a, int p) {
   const int *d = a->coll == COLLC_COLL_REDUCE_SCATTER ? a->rc : a->displs;
-  long long t = 0;
-  if (a->rb == MPI_IN_PLACE || a->sc < 0 || !counts_usable(p, a->rc, d)) return -1;
-  for (int q = 0; q < p; q++) t += a->rc[q];
+  if (a->rb == MPI_IN_PLACE || a->sc < 0) return -1;
+  long long t = counts_total(p, a->rc, d);
   return t <= INT_MAX ? t : -1;
 }
 
@@ -65,11 +64,11 @@ COLLC_HOT call_key vloose_key(const vargs *a, long long tot) {
  * natively. The key needs the total, the total p, which a memo's state of
  * the communicator holds (no PMPI_Comm_size per call). */
 COLLC_HOT int hot_native(const vargs *a, MPI_Comm comm, int nb) {
-  const call_memo *any = memo_any(comm, a->coll, nb);
-  long long tot = any ? loose_total(a, any->st->p) : -1;
+  const call_memo *m = memo_any(comm, a->coll, nb);
+  long long tot = m ? loose_total(a, m->p) : -1;
   if (tot < 0) return 0;
   call_key k = vloose_key(a, tot);
-  return memo_native(comm, &k, nb, a->sb, a->rb) != NULL;
+  return memo_says_native(memo_find_from(m, comm, &k, nb), nb, a->sb, a->rb);
 }
 
 /* The receive buffer as the user gave it (vshift undone). */
@@ -289,15 +288,28 @@ int collc_allgatherv_algo(const char *algorithm, const void *sendbuf, int sendco
   return counted(&a, algorithm, comm, NULL, 0);
 }
 
-int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                   MPI_Comm comm) {
-  vargs a = gv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
-  if (config_get()->disable || hot_native(&a, comm, 0))
+/* MPI_Allgatherv behind the memo (a miss): apart, so that the memo's hit
+ * makes only its tail call. */
+static __attribute__((noinline)) int allgatherv_slow(const void *sendbuf, int sendcount,
+                                                     MPI_Datatype sendtype, void *recvbuf,
+                                                     const int recvcounts[], const int displs[],
+                                                     MPI_Datatype recvtype, MPI_Comm comm) {
+  if (config_get()->disable)
     return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                            comm);
   return collc_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                           comm);
+}
+
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                   MPI_Comm comm) {
+  vargs a = gv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+  if (hot_native(&a, comm, 0))
+    return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                           comm);
+  return allgatherv_slow(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                         comm);
 }
 
 int collc_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
@@ -314,12 +326,21 @@ int collc_reduce_scatter_algo(const char *algorithm, const void *sendbuf, void *
   return counted(&a, algorithm, comm, NULL, 0);
 }
 
+/* MPI_Reduce_scatter behind the memo (a miss), as allgatherv_slow. */
+static __attribute__((noinline)) int rs_slow(const void *sendbuf, void *recvbuf,
+                                             const int recvcounts[], MPI_Datatype datatype,
+                                             MPI_Op op, MPI_Comm comm) {
+  if (config_get()->disable)
+    return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+  return collc_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   vargs a = rs_args(sendbuf, recvbuf, recvcounts, datatype, op);
-  if (config_get()->disable || hot_native(&a, comm, 0))
+  if (hot_native(&a, comm, 0))
     return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-  return collc_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+  return rs_slow(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
 
 /* Nonblocking calls (MPI-3): a request of their own (nonblocking.c). */
@@ -327,7 +348,7 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                     MPI_Comm comm, MPI_Request *request) {
   vargs a = gv_args(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
-  if (config_get()->disable || (request && hot_native(&a, comm, 1)))
+  if ((request && hot_native(&a, comm, 1)) || config_get()->disable)
     return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                             recvtype, comm, request);
   return counted(&a, NULL, comm, &(persist_args){.request = request, .oneshot = 1}, 1);
@@ -336,7 +357,7 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
   vargs a = rs_args(sendbuf, recvbuf, recvcounts, datatype, op);
-  if (config_get()->disable || (request && hot_native(&a, comm, 1)))
+  if ((request && hot_native(&a, comm, 1)) || config_get()->disable)
     return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
   return counted(&a, NULL, comm, &(persist_args){.request = request, .oneshot = 1}, 1);
 }

@@ -13,9 +13,10 @@
  * of the freed one would hit), and checks each result against its value worked out here
  * (no MPI involved). A stale memo gives a wrong p, hence wrong sums and
  * block counts, or (ASan) a use after free. The counted collectives
- * (allgatherv, reduce_scatter, alltoallv) change their counts from call to
- * call, and bad counts after good calls of the same key (blocking and
- * nonblocking) must get collc's error classes (bad_counts).
+ * (allgatherv, reduce_scatter, alltoallv; gatherv and scatterv at changing
+ * roots: rooted_calls) change their counts from call to call, and bad
+ * counts after good calls of the same key (blocking and nonblocking) must
+ * get collc's error classes (bad_counts).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -116,6 +117,50 @@ static void counted(MPI_Comm c, int n, int it) {
   expect(ok, "alltoallv", p, n, it);
 }
 
+/* Gather, scatter and their counted forms, blocking and nonblocking, at
+ * root `root` % p, the counted ones' counts changing from call to call as
+ * counted()'s: natively served they are memoised without their counts,
+ * and a plan (forced) must never run from a memo made for other counts. */
+static void rooted_calls(MPI_Comm c, int n, int it, int root) {
+  int p, r, vc[MAXP], vd[MAXP], tot = 0, ok = 1;
+  int a[MAXN * MAXP], b[MAXN * MAXP];
+  MPI_Request q = MPI_REQUEST_NULL; /* (blocking: MPI_Wait returns at once) */
+  MPI_Comm_size(c, &p), MPI_Comm_rank(c, &r);
+  root %= p;
+  for (int q2 = 0; q2 < p; q2++) vc[q2] = cnt(q2, n, it), vd[q2] = tot, tot += vc[q2];
+  for (int nb = 0; nb < 2; nb++) {
+    for (int i = 0; i < n; i++) a[i] = in(r, i, it);
+    for (int i = 0; i < n * p; i++) b[i] = -1;
+    if (nb) MPI_Igather(a, n, MPI_INT, b, n, MPI_INT, root, c, &q);
+    else MPI_Gather(a, n, MPI_INT, b, n, MPI_INT, root, c);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    for (int i = 0; r == root && i < n * p; i++) ok &= b[i] == in(i / n, i % n, it);
+    expect(ok, nb ? "igather" : "gather", p, n, it);
+    for (int i = 0; i < n * p; i++) a[i] = in(i / n, i % n, it), b[i] = -1;
+    if (nb) MPI_Iscatter(a, n, MPI_INT, b, n, MPI_INT, root, c, &q);
+    else MPI_Scatter(a, n, MPI_INT, b, n, MPI_INT, root, c);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    for (int i = 0; i < n; i++) ok &= b[i] == in(r, i, it);
+    expect(ok, nb ? "iscatter" : "scatter", p, n, it);
+    for (int i = 0; i < vc[r]; i++) a[i] = in(r, i, it);
+    for (int i = 0; i < tot; i++) b[i] = -1;
+    if (nb) MPI_Igatherv(a, vc[r], MPI_INT, b, vc, vd, MPI_INT, root, c, &q);
+    else MPI_Gatherv(a, vc[r], MPI_INT, b, vc, vd, MPI_INT, root, c);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    for (int q2 = 0; r == root && q2 < p; q2++)
+      for (int i = 0; i < vc[q2]; i++) ok &= b[vd[q2] + i] == in(q2, i, it);
+    expect(ok, nb ? "igatherv" : "gatherv", p, n, it);
+    for (int q2 = 0; q2 < p; q2++)
+      for (int i = 0; i < vc[q2]; i++) a[vd[q2] + i] = in(q2, i, it);
+    for (int i = 0; i < MAXN; i++) b[i] = -1;
+    if (nb) MPI_Iscatterv(a, vc, vd, MPI_INT, b, vc[r], MPI_INT, root, c, &q);
+    else MPI_Scatterv(a, vc, vd, MPI_INT, b, vc[r], MPI_INT, root, c);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    for (int i = 0; i < vc[r]; i++) ok &= b[i] == in(r, i, it);
+    expect(ok, nb ? "iscatterv" : "scatterv", p, n, it);
+  }
+}
+
 /* Bad count arguments after good calls of the same key on c (errors
  * returned): a memo of the good ones must not hand them to the library,
  * which may crash on them (MPICH 4.0.2 on a negative count): MPI_ERR_COUNT
@@ -174,6 +219,7 @@ int main(int argc, char **argv) {
         reductions(on, n, it, it + rep, (it + rep + n) % 2);
         moves(on, n, it, it + rep);
         counted(on, n, it);
+        rooted_calls(on, n, it, it + rep);
       }
     MPI_Comm_free(&c);
   }
