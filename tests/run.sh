@@ -517,12 +517,12 @@ run_case "openmpi/calibrate np=4 (2 nodes of 2) -> collc-explain -S" 120 bash -c
   "COLLC_NODE_SIZE=2 ${OMPIRUN[*]} 4 $OMPI/bin/collc-bench --calibrate $cal && grep -q nic= $cal \
    && $OMPI/bin/collc-explain -S $cal -N 2 allreduce hier 4 0 1000 | grep -q 'predicted time'"
 rm -f "$cal"
-# collc-bench --overhead: every collective's row (9 blocking, 9 nonblocking), the
+# collc-bench --overhead: every collective's row (14 blocking, 14 nonblocking), the
 # nonblocking ones with the blocking comparison (6 columns), at p = 2 with collc's own
 # plans forced.
 run_case "openmpi/collc-bench --overhead np=2" 120 bash -c \
-  'out=$("$@") && echo "$out" && [ "$(echo "$out" | grep -Ec "^  i[a-z_]+( +-?[0-9.]+){5}$")" = 9 ] &&
-   [ "$(echo "$out" | grep -Ec "^  [a-z_]+( +-?[0-9.]+){3}$")" = 9 ]' _ \
+  'out=$("$@") && echo "$out" && [ "$(echo "$out" | grep -Ec "^  i[a-z_]+( +-?[0-9.]+){6}$")" = 14 ] &&
+   [ "$(echo "$out" | grep -Ec "^  [a-z_]+( +-?[0-9.]+){4}$")" = 14 ]' _ \
   env COLLC_ALLREDUCE=recexch COLLC_BCAST=tree "${OMPIRUN[@]}" 2 "$OMPI/bin/collc-bench" --overhead 1 200
 # The default rule asks the simulator from COLLC_SIM_MIN_P ranks where no row applies:
 # latency-bound (1 ms per message), p = 9 without shared memory, it predicts linear (one
