@@ -35,45 +35,73 @@ typedef struct {
   MPI_Comm comm;
 } ovh_bufs;
 
+/* One call of collective Coll through collc's MPI_ (w 0) or the library's
+ * PMPI_ (w 1), buffers b, request *q for the nonblocking ones: function fn. */
+#define OVH_FN(fn, Coll, ...)                                                                \
+  static int fn(int w, const ovh_bufs *b, MPI_Request *q) {                                  \
+    int n = b->n, *cn = b->cnt, *dp = b->dsp;                                                \
+    MPI_Comm c = b->comm;                                                                    \
+    (void)n, (void)cn, (void)dp, (void)q;                                                    \
+    return w ? PMPI_##Coll(__VA_ARGS__) : MPI_##Coll(__VA_ARGS__);                           \
+  }
+#define D MPI_DOUBLE
+OVH_FN(o_allreduce, Allreduce, b->s, b->r, n, D, MPI_SUM, c)
+OVH_FN(o_rsb, Reduce_scatter_block, b->s, b->r, n, D, MPI_SUM, c)
+OVH_FN(o_allgather, Allgather, b->s, n, D, b->r, n, D, c)
+OVH_FN(o_reduce, Reduce, b->s, b->r, n, D, MPI_SUM, 0, c)
+OVH_FN(o_bcast, Bcast, b->r, n, D, 0, c)
+OVH_FN(o_alltoall, Alltoall, b->s, n, D, b->r, n, D, c)
+OVH_FN(o_allgatherv, Allgatherv, b->s, n, D, b->r, cn, dp, D, c)
+OVH_FN(o_rs, Reduce_scatter, b->s, b->r, cn, D, MPI_SUM, c)
+OVH_FN(o_alltoallv, Alltoallv, b->s, cn, dp, D, b->r, cn, dp, D, c)
+OVH_FN(o_gather, Gather, b->s, n, D, b->r, n, D, 0, c)
+OVH_FN(o_scatter, Scatter, b->s, n, D, b->r, n, D, 0, c)
+OVH_FN(o_gatherv, Gatherv, b->s, n, D, b->r, cn, dp, D, 0, c)
+OVH_FN(o_scatterv, Scatterv, b->s, cn, dp, D, b->r, n, D, 0, c)
+OVH_FN(o_barrier, Barrier, c)
+OVH_FN(o_iallreduce, Iallreduce, b->s, b->r, n, D, MPI_SUM, c, q)
+OVH_FN(o_irsb, Ireduce_scatter_block, b->s, b->r, n, D, MPI_SUM, c, q)
+OVH_FN(o_iallgather, Iallgather, b->s, n, D, b->r, n, D, c, q)
+OVH_FN(o_ireduce, Ireduce, b->s, b->r, n, D, MPI_SUM, 0, c, q)
+OVH_FN(o_ibcast, Ibcast, b->r, n, D, 0, c, q)
+OVH_FN(o_ialltoall, Ialltoall, b->s, n, D, b->r, n, D, c, q)
+OVH_FN(o_iallgatherv, Iallgatherv, b->s, n, D, b->r, cn, dp, D, c, q)
+OVH_FN(o_irs, Ireduce_scatter, b->s, b->r, cn, D, MPI_SUM, c, q)
+OVH_FN(o_ialltoallv, Ialltoallv, b->s, cn, dp, D, b->r, cn, dp, D, c, q)
+OVH_FN(o_igather, Igather, b->s, n, D, b->r, n, D, 0, c, q)
+OVH_FN(o_iscatter, Iscatter, b->s, n, D, b->r, n, D, 0, c, q)
+OVH_FN(o_igatherv, Igatherv, b->s, n, D, b->r, cn, dp, D, 0, c, q)
+OVH_FN(o_iscatterv, Iscatterv, b->s, cn, dp, D, b->r, n, D, 0, c, q)
+OVH_FN(o_ibarrier, Ibarrier, c, q)
+#undef D
+#undef OVH_FN
+
+/* The collectives timed, blocking first, then the nonblocking ones in the
+ * same order (row k + OVH_NB is row k's nonblocking form). */
+static const struct {
+  const char *name;
+  int (*fn)(int w, const ovh_bufs *b, MPI_Request *q);
+} ovh_colls[2 * OVH_NB] = {
+    {"allreduce", o_allreduce},   {"reduce_scatter_block", o_rsb},
+    {"allgather", o_allgather},   {"reduce", o_reduce},
+    {"bcast", o_bcast},           {"alltoall", o_alltoall},
+    {"allgatherv", o_allgatherv}, {"reduce_scatter", o_rs},
+    {"alltoallv", o_alltoallv},   {"gather", o_gather},
+    {"scatter", o_scatter},       {"gatherv", o_gatherv},
+    {"scatterv", o_scatterv},     {"barrier", o_barrier},
+    {"iallreduce", o_iallreduce}, {"ireduce_scatter_block", o_irsb},
+    {"iallgather", o_iallgather}, {"ireduce", o_ireduce},
+    {"ibcast", o_ibcast},         {"ialltoall", o_ialltoall},
+    {"iallgatherv", o_iallgatherv}, {"ireduce_scatter", o_irs},
+    {"ialltoallv", o_ialltoallv}, {"igather", o_igather},
+    {"iscatter", o_iscatter},     {"igatherv", o_igatherv},
+    {"iscatterv", o_iscatterv},   {"ibarrier", o_ibarrier}};
+
 /* One call of entry `which` (0 collc's MPI_, 1 the library's PMPI_) of
- * collective k (0..2 * OVH_NB - 1: blocking, then nonblocking in the same
- * order). */
+ * collective k (ovh_colls' row), a nonblocking one waited for alike. */
 static int ovh_call(int k, int which, const ovh_bufs *b) {
   MPI_Request q = MPI_REQUEST_NULL;
-  int n = b->n, rc, *cn = b->cnt, *dp = b->dsp;
-  MPI_Comm c = b->comm;
-#define OVH_PAIR(mpi, pmpi, args) rc = which ? pmpi args : mpi args
-  switch (k) {
-  case 0: OVH_PAIR(MPI_Allreduce, PMPI_Allreduce, (b->s, b->r, n, MPI_DOUBLE, MPI_SUM, c)); break;
-  case 1: OVH_PAIR(MPI_Reduce_scatter_block, PMPI_Reduce_scatter_block, (b->s, b->r, n, MPI_DOUBLE, MPI_SUM, c)); break;
-  case 2: OVH_PAIR(MPI_Allgather, PMPI_Allgather, (b->s, n, MPI_DOUBLE, b->r, n, MPI_DOUBLE, c)); break;
-  case 3: OVH_PAIR(MPI_Reduce, PMPI_Reduce, (b->s, b->r, n, MPI_DOUBLE, MPI_SUM, 0, c)); break;
-  case 4: OVH_PAIR(MPI_Bcast, PMPI_Bcast, (b->r, n, MPI_DOUBLE, 0, c)); break;
-  case 5: OVH_PAIR(MPI_Alltoall, PMPI_Alltoall, (b->s, n, MPI_DOUBLE, b->r, n, MPI_DOUBLE, c)); break;
-  case 6: OVH_PAIR(MPI_Allgatherv, PMPI_Allgatherv, (b->s, n, MPI_DOUBLE, b->r, cn, dp, MPI_DOUBLE, c)); break;
-  case 7: OVH_PAIR(MPI_Reduce_scatter, PMPI_Reduce_scatter, (b->s, b->r, cn, MPI_DOUBLE, MPI_SUM, c)); break;
-  case 8: OVH_PAIR(MPI_Alltoallv, PMPI_Alltoallv, (b->s, cn, dp, MPI_DOUBLE, b->r, cn, dp, MPI_DOUBLE, c)); break;
-  case 9: OVH_PAIR(MPI_Gather, PMPI_Gather, (b->s, n, MPI_DOUBLE, b->r, n, MPI_DOUBLE, 0, c)); break;
-  case 10: OVH_PAIR(MPI_Scatter, PMPI_Scatter, (b->s, n, MPI_DOUBLE, b->r, n, MPI_DOUBLE, 0, c)); break;
-  case 11: OVH_PAIR(MPI_Gatherv, PMPI_Gatherv, (b->s, n, MPI_DOUBLE, b->r, cn, dp, MPI_DOUBLE, 0, c)); break;
-  case 12: OVH_PAIR(MPI_Scatterv, PMPI_Scatterv, (b->s, cn, dp, MPI_DOUBLE, b->r, n, MPI_DOUBLE, 0, c)); break;
-  case 13: OVH_PAIR(MPI_Barrier, PMPI_Barrier, (c)); break;
-  case 14: OVH_PAIR(MPI_Iallreduce, PMPI_Iallreduce, (b->s, b->r, n, MPI_DOUBLE, MPI_SUM, c, &q)); break;
-  case 15: OVH_PAIR(MPI_Ireduce_scatter_block, PMPI_Ireduce_scatter_block, (b->s, b->r, n, MPI_DOUBLE, MPI_SUM, c, &q)); break;
-  case 16: OVH_PAIR(MPI_Iallgather, PMPI_Iallgather, (b->s, n, MPI_DOUBLE, b->r, n, MPI_DOUBLE, c, &q)); break;
-  case 17: OVH_PAIR(MPI_Ireduce, PMPI_Ireduce, (b->s, b->r, n, MPI_DOUBLE, MPI_SUM, 0, c, &q)); break;
-  case 18: OVH_PAIR(MPI_Ibcast, PMPI_Ibcast, (b->r, n, MPI_DOUBLE, 0, c, &q)); break;
-  case 19: OVH_PAIR(MPI_Ialltoall, PMPI_Ialltoall, (b->s, n, MPI_DOUBLE, b->r, n, MPI_DOUBLE, c, &q)); break;
-  case 20: OVH_PAIR(MPI_Iallgatherv, PMPI_Iallgatherv, (b->s, n, MPI_DOUBLE, b->r, cn, dp, MPI_DOUBLE, c, &q)); break;
-  case 21: OVH_PAIR(MPI_Ireduce_scatter, PMPI_Ireduce_scatter, (b->s, b->r, cn, MPI_DOUBLE, MPI_SUM, c, &q)); break;
-  case 22: OVH_PAIR(MPI_Ialltoallv, PMPI_Ialltoallv, (b->s, cn, dp, MPI_DOUBLE, b->r, cn, dp, MPI_DOUBLE, c, &q)); break;
-  case 23: OVH_PAIR(MPI_Igather, PMPI_Igather, (b->s, n, MPI_DOUBLE, b->r, n, MPI_DOUBLE, 0, c, &q)); break;
-  case 24: OVH_PAIR(MPI_Iscatter, PMPI_Iscatter, (b->s, n, MPI_DOUBLE, b->r, n, MPI_DOUBLE, 0, c, &q)); break;
-  case 25: OVH_PAIR(MPI_Igatherv, PMPI_Igatherv, (b->s, n, MPI_DOUBLE, b->r, cn, dp, MPI_DOUBLE, 0, c, &q)); break;
-  case 26: OVH_PAIR(MPI_Iscatterv, PMPI_Iscatterv, (b->s, cn, dp, MPI_DOUBLE, b->r, n, MPI_DOUBLE, 0, c, &q)); break;
-  default: OVH_PAIR(MPI_Ibarrier, PMPI_Ibarrier, (c, &q)); break;
-  }
-#undef OVH_PAIR
+  int rc = ovh_colls[k].fn(which, b, &q);
   if (rc || k < OVH_NB) return rc;
   return which ? PMPI_Wait(&q, MPI_STATUS_IGNORE) : MPI_Wait(&q, MPI_STATUS_IGNORE);
 }
@@ -94,13 +122,6 @@ static double ovh_time(int k, int which, const ovh_bufs *b, long calls, int *err
 
 /* The --overhead mode (file comment). Exit status 0, or 3 if a call failed. */
 static int overhead(MPI_Comm comm, int argc, char **argv) {
-  static const char *names[2 * OVH_NB] = {
-      "allreduce",  "reduce_scatter_block",  "allgather",  "reduce",  "bcast",  "alltoall",
-      "allgatherv", "reduce_scatter",        "alltoallv",  "gather",  "scatter", "gatherv",
-      "scatterv",   "barrier",               "iallreduce", "ireduce_scatter_block",
-      "iallgather", "ireduce",               "ibcast",     "ialltoall", "iallgatherv",
-      "ireduce_scatter", "ialltoallv",       "igather",    "iscatter", "igatherv",
-      "iscatterv",  "ibarrier"};
   int p, rank, err = 0;
   PMPI_Comm_size(comm, &p);
   PMPI_Comm_rank(comm, &rank);
@@ -131,10 +152,11 @@ static int overhead(MPI_Comm comm, int argc, char **argv) {
       med[w] = t[w][OVH_ROUNDS / 2] * 1e6;
     }
     double r = ratio[OVH_ROUNDS / 2];
+    const char *name = ovh_colls[k].name;
     if (rank == 0 && sides == 2)
-      printf("  %-22s %10.4f %10.4f %10.4f %7.3f\n", names[k], med[1], med[0], med[0] - med[1], r);
+      printf("  %-22s %10.4f %10.4f %10.4f %7.3f\n", name, med[1], med[0], med[0] - med[1], r);
     else if (rank == 0)
-      printf("  %-22s %10.4f %10.4f %10.4f %7.3f %10.4f %10.4f\n", names[k], med[1], med[0],
+      printf("  %-22s %10.4f %10.4f %10.4f %7.3f %10.4f %10.4f\n", name, med[1], med[0],
              med[0] - med[1], r, med[2], med[0] - med[2]);
   }
   free(b.s), free(b.r), free(b.cnt), free(b.dsp);
