@@ -107,7 +107,7 @@ void memo_put(MPI_Comm comm, const call_key *k, int nb, const call_entry *e, col
   memmove(m + 1, m, (MEMO_WAYS - 1) * sizeof *m);
   const call_key *q = &e->key;
   m[0] = (call_memo){.comm = comm, .gen = atomic_load_explicit(&calls_gen, memory_order_acquire),
-                     .p = st->p, .rank = st->rank, .native = e->kind == CALL_NATIVE,
+                     .p = st->p, .native = e->kind == CALL_NATIVE,
                      .in_place = q->in_place, .root = q->root, .scount = q->scount,
                      .rcount = q->rcount, .stype = q->stype, .rtype = q->rtype, .op = q->op,
                      .e = e, .st = st};

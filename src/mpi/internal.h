@@ -250,7 +250,7 @@ void call_flush(collc_state *st);
 typedef struct {
   MPI_Comm comm;
   unsigned gen;     /* calls_gen when made (0: empty; calls_gen starts at 1) */
-  int p, rank;      /* st's: what a hit reads is the slot's, no pointer followed */
+  int p;            /* st's: what a hit reads is the slot's, no pointer followed */
   int native;       /* e->kind == CALL_NATIVE */
   int in_place, root, scount, rcount; /* e->key's fields that memo_key_is compares */
   MPI_Datatype stype, rtype;
@@ -273,7 +273,7 @@ COLLC_HOT int call_key_equal(const call_key *a, const call_key *b) {
 }
 
 /* A valid memo of collective coll on comm (nb: nonblocking), any key,
- * else NULL: its state tells a call the rank and size before the call
+ * else NULL: it tells a call the communicator's size before the call
  * builds its key. */
 COLLC_HOT const call_memo *memo_any(MPI_Comm comm, int coll, int nb) {
   const call_memo *m = call_memos[2 * coll + nb];

@@ -61,8 +61,8 @@ COLLC_HOT call_key vloose_key(const vargs *a, long long tot) {
 }
 
 /* Whether the memo says call a on comm (nb: nonblocking) is to be made
- * natively. The key needs the total, the total p, which a memo's state of
- * the communicator holds (no PMPI_Comm_size per call). */
+ * natively. The key needs the total, the total p, which any memo of the
+ * communicator holds (no PMPI_Comm_size per call). */
 COLLC_HOT int hot_native(const vargs *a, MPI_Comm comm, int nb) {
   const call_memo *m = memo_any(comm, a->coll, nb);
   long long tot = m ? loose_total(a, m->p) : -1;
