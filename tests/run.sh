@@ -695,6 +695,24 @@ for np in 1 3 4; do
   run_case "openmpi/memo preload, plans forced np=$np" 120 env "${MEMO_FORCED[@]}" \
     "${OMPIRUN[@]}" $np -x LD_PRELOAD="$PWD/$OMPI/libcollc.so" "$OMPI/tests/mpi_memo_preload"
 done
+# Calls naming their algorithm (collc_<coll>_algo), repeated: the forced-call
+# cache serves each text's own algorithm (two alternating per key: each
+# serves half the calls), refuses a bad text every time, follows a freed
+# and remade datatype, and is flushed with the plans it points to.
+FORCED_STATS=()
+for c in "allreduce recexch" "allreduce native" "reduce_scatter_block recexch" \
+  "reduce_scatter_block cyclic" "reduce tree" "reduce native" "allgather native" \
+  "bcast tree" "bcast native" "alltoall pairwise" "alltoall linear" "gather tree" \
+  "gather linear" "scatter tree" "scatter linear" "barrier dissem" "barrier native"; do
+  FORCED_STATS+=("^collc-stats: $c calls=10 ")
+done
+for np in 1 2 5; do
+  run_case "openmpi/forced-call cache np=$np" 120 "${OMPIRUN[@]}" $np "$OMPI/tests/mpi_forced"
+done
+run_case "openmpi/forced-call cache, each text its calls np=3" 120 expect_all \
+  "${FORCED_STATS[@]}" -- env COLLC_STATS=1 "${OMPIRUN[@]}" 3 "$OMPI/tests/mpi_forced"
+run_case "openmpi/forced-call cache self-test must fail np=3" 120 bash -c '! "$@"' _ \
+  env COLLC_TEST_BREAK=1 "${OMPIRUN[@]}" 3 "$OMPI/tests/mpi_forced"
 # COLLC_DISABLE=1: every MPI_ call reaches the library alone (the memo's
 # entry points), and what collc_* calls made is freed at MPI_Finalize (a
 # shared-memory window freed after MPI's own finalize crashed Open MPI).
@@ -903,6 +921,7 @@ run_case "mpich/valgrind alltoall np=2" 300 env COLLC_TEST_QUICK=1 tests/valgrin
   "${MPICHRUN[@]}" 2 -- "$MPICH/tests/mpi_alltoall"
 run_case "mpich/valgrind errors np=2" 300 tests/valgrind_leaks.sh \
   "${MPICHRUN[@]}" 2 -- "$MPICH/tests/mpi_errors"
+run_case "mpich/forced-call cache np=3" 120 "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_forced" 4
 run_case "mpich/memo preload, plans forced np=3" 120 env "${MEMO_FORCED[@]}" \
   LD_PRELOAD="$PWD/$MPICH/libcollc.so" "${MPICHRUN[@]}" 3 "$MPICH/tests/mpi_memo_preload" 4
 # (default rule: the counted collectives' memo, and bad counts that crash MPICH itself)
@@ -1107,6 +1126,8 @@ run_case "asan/rooted gather scatter np=3" 120 env ASAN_OPTIONS=detect_leaks=0 \
 run_case "asan/rooted v-form trees, nonblocking agreed np=4" 120 \
   env ASAN_OPTIONS=detect_leaks=0:detect_stack_use_after_return=1 \
   COLLC_GATHERV=tree COLLC_SCATTERV=tree:3 "${OMPIRUN[@]}" 4 build-asan/tests/mpi_rooted
+run_case "asan/forced-call cache np=3" 120 env ASAN_OPTIONS=detect_leaks=0 \
+  "${OMPIRUN[@]}" 3 build-asan/tests/mpi_forced
 run_case "asan/alltoallv np=3" 120 env ASAN_OPTIONS=detect_leaks=0 \
   "${OMPIRUN[@]}" 3 build-asan/tests/mpi_alltoallv
 run_case "asan/alltoallv hier agreed np=3 node=2" 120 env ASAN_OPTIONS=detect_leaks=0 \

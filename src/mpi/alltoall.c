@@ -48,8 +48,10 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int collc_alltoall_algo(const char *algorithm, const void *sendbuf, int sendcount,
                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
                         MPI_Datatype recvtype, MPI_Comm comm) {
+  pair_args a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL};
   if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
-  return alltoall(algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
+  return dispatch_pair_forced(COLLC_COLL_ALLTOALL, algorithm, &a, comm, PMPI_Alltoall,
+                              native_alltoall, inative_alltoall);
 }
 
 int collc_alltoall_torus(const void *sendbuf, int sendcount, MPI_Datatype sendtype,

@@ -35,7 +35,8 @@ static int barrier(const char *forced, MPI_Comm comm, const persist_args *pa, co
                      .comm = comm,
                      .native = native_barrier,
                      .inative = inative_barrier,
-                     .ck = ck};
+                     .ck = ck,
+                     .ftext = ck ? forced : NULL};
   if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
   if (inter) return dispatch_native(&d, 0);
   return dispatch(&d, forced, 0);
@@ -64,7 +65,10 @@ int MPI_Barrier(MPI_Comm comm) { return barrier_call(comm); }
 
 int collc_barrier_algo(const char *algorithm, MPI_Comm comm) {
   if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
-  return barrier(algorithm, comm, NULL, NULL);
+  int rc, how = dispatch_forced(comm, &barrier_key, algorithm, NULL, NULL, &rc);
+  if (how == FAST_DONE) return rc;
+  if (how == FAST_NATIVE) return PMPI_Barrier(comm);
+  return barrier(algorithm, comm, NULL, &barrier_key);
 }
 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {

@@ -88,6 +88,38 @@ void call_add(collc_state *st, const call_key *k, const call_entry *e) {
 void call_flush(collc_state *st) {
   calls_changed();
   if (st->calls) memset(st->calls, 0, CALL_SLOTS * sizeof *st->calls);
+  if (st->fcalls) memset(st->fcalls, 0, CALL_SLOTS * sizeof *st->fcalls);
+}
+
+/* The forced-call slot of (k, text), *len the text's length: k's slot
+ * moved by the text's hash (FNV-1a), so that calls alternating between
+ * algorithms keep one slot each. */
+static unsigned forced_slot(const call_key *k, const char *text, size_t *len) {
+  uint64_t h = 14695981039346656037ull;
+  size_t n = 0;
+  for (; text[n]; n++) h = (h ^ (unsigned char)text[n]) * 1099511628211ull;
+  *len = n;
+  return (slot_of(k) + (unsigned)(h >> 32)) % CALL_SLOTS;
+}
+
+const call_entry *forced_find(const collc_state *st, const call_key *k, const char *text) {
+  size_t n;
+  if (!st->fcalls || k->chash || k->counts) return NULL;
+  const forced_entry *f = &st->fcalls[forced_slot(k, text, &n)];
+  if (!f->e.kind || n >= FORCED_TEXT || memcmp(f->text, text, n + 1) ||
+      !call_key_equal(&f->e.key, k))
+    return NULL;
+  return (f->e.rserial | f->e.sserial | f->e.user_op) && !still_same(&f->e) ? NULL : &f->e;
+}
+
+void forced_add(collc_state *st, const call_key *k, const char *text, const call_entry *e) {
+  size_t n;
+  unsigned s = forced_slot(k, text, &n);
+  call_entry c = *e;
+  if (n >= FORCED_TEXT || k->chash || k->counts || call_prepare(&c, k)) return;
+  if (!st->fcalls && !(st->fcalls = calloc(CALL_SLOTS, sizeof *st->fcalls))) return;
+  st->fcalls[s].e = c;
+  memcpy(st->fcalls[s].text, text, n + 1);
 }
 
 atomic_uint calls_gen = 1;

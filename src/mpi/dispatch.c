@@ -351,12 +351,14 @@ static int wants_layout(const dispatch_call *d, const char *forced) {
 }
 
 /* Remember in st's call cache that d is served as e says (blocking calls
- * of the default selection only: forced texts and persistent inits are not
- * keyed by their arguments alone). */
+ * with a key: of the default selection, or naming their algorithm, whose
+ * text keys them too; persistent inits are not keyed by their arguments
+ * alone). */
 static void remember(const dispatch_call *d, collc_state *st, call_entry e) {
   if (!d->ck || d->request || !st) return;
   dispatch_entry_buffers(&d->spec, &e);
-  call_add(st, d->ck, &e);
+  if (d->ftext) forced_add(st, d->ck, d->ftext, &e);
+  else call_add(st, d->ck, &e);
 }
 
 /* Run plan B of call d in st's blocking context. */
@@ -551,6 +553,15 @@ int dispatch_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *r
   return how;
 }
 
+int dispatch_forced(MPI_Comm comm, const call_key *k, const char *text, const void *sendbuf,
+                    void *recvbuf, int *rc) {
+  collc_state *st = comm == MPI_COMM_NULL ? NULL : state_find(comm);
+  const call_entry *e = st ? forced_find(st, k, text) : NULL;
+  int how = e ? dispatch_fast_hit(st, e, comm, k, sendbuf, recvbuf, rc, 1) : FAST_MISS;
+  if (how != FAST_MISS) stats_add(k->coll, e->algo, e->src, e->bytes);
+  return how;
+}
+
 int dispatch_loose(dispatch_call *d, const call_key *k, int *rc) {
   collc_state *st;
   int nb = d->ireq != NULL;
@@ -587,7 +598,8 @@ int dispatch_pair(int coll, const char *forced, const pair_args *a, MPI_Comm com
                      .comm = comm,
                      .native = native,
                      .inative = inative,
-                     .ck = a->ck};
+                     .ck = a->ck,
+                     .ftext = a->ck ? forced : NULL};
   if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
   if (inter) return dispatch_native(&d, 0);
   if ((err = args_pair(a->sb, a->sc, a->st, a->rb, a->rc, a->rt))) return collc_raise(comm, err);
@@ -605,6 +617,17 @@ int dispatch_pair_slow(int coll, pair_args *a, MPI_Comm comm, pair_fn pmpi,
     return pmpi(a->sb, a->sc, a->st, a->rb, a->rc, a->rt, comm);
   a->ck = &k;
   return dispatch_pair(coll, NULL, a, comm, NULL, native, inative);
+}
+
+int dispatch_pair_forced(int coll, const char *text, pair_args *a, MPI_Comm comm, pair_fn pmpi,
+                         int (*native)(const dispatch_call *),
+                         int (*inative)(const dispatch_call *, MPI_Request *)) {
+  call_key k = dispatch_pair_key(coll, a);
+  int rc, how = dispatch_forced(comm, &k, text, a->sb, a->rb, &rc);
+  if (how == FAST_DONE) return rc;
+  if (how == FAST_NATIVE) return pmpi(a->sb, a->sc, a->st, a->rb, a->rc, a->rt, comm);
+  a->ck = &k;
+  return dispatch_pair(coll, text, a, comm, NULL, native, inative);
 }
 
 int dispatch_on_device(const void *sb, const void *rb) {

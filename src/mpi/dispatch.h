@@ -19,6 +19,8 @@ typedef struct dispatch_call {
   MPI_Request *request; /* persistent init: the request to make; NULL: a blocking call */
   const char *hint;     /* persistent init: the collc_algorithm info value, or NULL */
   const call_key *ck;   /* a call of the default selection: its call-cache key */
+  const char *ftext;    /* with ck, a call naming its algorithm: the text, and ck its key
+                           in the forced-call cache (dispatch_forced) */
   MPI_Request *ireq;    /* a nonblocking call: its request; NULL: blocking or persistent */
   int src;              /* where its selection text came from (SRC_*), set by the selection */
   int fell_back;        /* its text did not fit: the default rule's (dispatch_choose) */
@@ -149,6 +151,11 @@ int dispatch_fast_run(collc_state *st, const call_entry *e, MPI_Comm comm, const
 /* The fast path behind the memo: the call cache (counted). */
 int dispatch_fast(MPI_Comm comm, const call_key *k, const void *sendbuf, void *recvbuf,
                   int *rc);
+/* The same for a blocking call that names its algorithm (collc_<coll>_algo):
+ * the forced-call cache under (k, text). On FAST_MISS the slow path runs
+ * with d->ck = k and d->ftext = text, which remembers the call there. */
+int dispatch_forced(MPI_Comm comm, const call_key *k, const char *text, const void *sendbuf,
+                    void *recvbuf, int *rc);
 
 /* Whether requests of ours are running (no lock; may be stale by the time
  * it returns, which only costs a slower path). */
@@ -404,6 +411,12 @@ COLLC_HOT call_key dispatch_pair_key(int coll, const pair_args *a) {
 int dispatch_pair_slow(int coll, pair_args *a, MPI_Comm comm, pair_fn pmpi,
                        int (*native)(const dispatch_call *),
                        int (*inative)(const dispatch_call *, MPI_Request *));
+/* A blocking all-to-all or allgather (coll) naming its algorithm (text):
+ * the forced-call cache (pmpi: its PMPI_ call for a cached "native"), else
+ * dispatch_pair. */
+int dispatch_pair_forced(int coll, const char *text, pair_args *a, MPI_Comm comm, pair_fn pmpi,
+                         int (*native)(const dispatch_call *),
+                         int (*inative)(const dispatch_call *, MPI_Request *));
 /* The same, the memo first: pmpi on a native hit, else slow (a noinline
  * function of the same arguments calling dispatch_pair_slow: a tail call). */
 COLLC_HOT int dispatch_pair_default(int coll, const void *sb, int sc, MPI_Datatype st, void *rb,

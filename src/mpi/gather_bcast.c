@@ -51,7 +51,8 @@ static int bcast(const char *forced, void *buf, int n, MPI_Datatype t, int root,
                      .comm = comm,
                      .native = native_bcast,
                      .inative = inative_bcast,
-                     .ck = ck};
+                     .ck = ck,
+                     .ftext = ck ? forced : NULL};
   if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
   if (inter) return dispatch_native(&d, 0);
   if ((err = args_count_type(n, t)) || (err = args_root(root, p)) ||
@@ -85,8 +86,10 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int collc_allgather_algo(const char *algorithm, const void *sendbuf, int sendcount,
                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
                          MPI_Datatype recvtype, MPI_Comm comm) {
+  pair_args a = {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, NULL};
   if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
-  return allgather(algorithm, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL);
+  return dispatch_pair_forced(COLLC_COLL_ALLGATHER, algorithm, &a, comm, PMPI_Allgather,
+                              native_allgather, inative_allgather);
 }
 
 /* The call-cache key of a broadcast. */
@@ -128,7 +131,11 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 int collc_bcast_algo(const char *algorithm, void *buffer, int count, MPI_Datatype datatype,
                      int root, MPI_Comm comm) {
   if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
-  return bcast(algorithm, buffer, count, datatype, root, comm, NULL, NULL);
+  call_key k = bcast_key(count, datatype, root);
+  int rc, how = dispatch_forced(comm, &k, algorithm, NULL, buffer, &rc);
+  if (how == FAST_DONE) return rc;
+  if (how == FAST_NATIVE) return PMPI_Bcast(buffer, count, datatype, root, comm);
+  return bcast(algorithm, buffer, count, datatype, root, comm, NULL, &k);
 }
 
 int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

@@ -92,6 +92,14 @@ typedef struct {
   long long bytes;       /* counted per call */
 } call_entry;
 
+/* An entry of the forced-call cache (calls.c): the entry, and the text it
+ * was made for. */
+#define FORCED_TEXT 64
+typedef struct {
+  call_entry e;
+  char text[FORCED_TEXT];
+} forced_entry;
+
 #define CALL_SLOTS 64 /* call cache slots per communicator (direct mapped) */
 /* Message tags: persistent requests [0, TAG_PERSIST), nonblocking
  * executions [NB_TAG_BASE, NB_TAG_BASE + NB_TAGS), blocking calls one tag
@@ -127,6 +135,7 @@ typedef struct {
   int cma, cma_done;      /* my node's ranks may read each other's memory (state_cma) */
   shm_seg *seg;           /* node segment of the blocking plans (grown on demand) */
   call_entry *calls;      /* the call cache: CALL_SLOTS entries, NULL until used */
+  forced_entry *fcalls;   /* the forced-call cache (calls.c): CALL_SLOTS, NULL until used */
   exec_ctx *bctx;         /* the blocking calls' execution context, NULL until used */
   exec_ctx *dctx;         /* that of blocking calls run with the CUDA backend (its TMP
                              buffer is device memory), NULL until used */
@@ -232,8 +241,16 @@ int call_prepare(call_entry *e, const call_key *k);
 call_entry *call_slot(call_entry **tab, const call_key *k);
 /* Remember in st's blocking cache that k is served as e says. */
 void call_add(collc_state *st, const call_key *k, const call_entry *e);
-/* Forget every entry of st's blocking cache (a plan may have been freed). */
+/* Forget every entry of st's blocking caches (a plan may have been freed). */
 void call_flush(collc_state *st);
+/* The forced-call cache: blocking calls that name their algorithm
+ * (collc_<coll>_algo), keyed by the call key and the text together, so
+ * that a repeated call skips the slow path as a call of the default
+ * selection does (the text is hashed and compared in full at each hit).
+ * Keys with counts, and texts of FORCED_TEXT bytes or more, are never
+ * cached. forced_find: the entry or NULL; forced_add: remember. */
+const call_entry *forced_find(const collc_state *st, const call_key *k, const char *text);
+void forced_add(collc_state *st, const call_key *k, const char *text, const call_entry *e);
 
 /* The call memo (calls.c), in front of the call caches: per collective and
  * interface (blocking, nonblocking), the MEMO_WAYS most recent

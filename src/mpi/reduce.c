@@ -80,7 +80,8 @@ static int reduction(int coll, const char *forced, const void *sb, void *rb, int
                      .comm = comm,
                      .native = natives[coll],
                      .inative = inatives[coll],
-                     .ck = ck};
+                     .ck = ck,
+                     .ftext = ck ? forced : NULL};
   if ((err = dispatch_persist(&d, pa, hint, sizeof hint))) return collc_raise(comm, err);
   if (inter) return dispatch_native(&d, 0);
   if ((err = check(&d))) return collc_raise(comm, err);
@@ -189,26 +190,37 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
   return reduction_call(COLLC_COLL_REDUCE, sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
+/* A blocking reduction naming its algorithm: the forced-call cache, else
+ * reduction(), which remembers it there. */
+static int reduction_forced(int coll, const char *algorithm, const void *sendbuf, void *recvbuf,
+                            int count, MPI_Datatype datatype, MPI_Op op, int root,
+                            MPI_Comm comm) {
+  if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
+  call_key k = reduction_key(coll, sendbuf, count, datatype, op, root);
+  int rc, how = dispatch_forced(comm, &k, algorithm, sendbuf, recvbuf, &rc);
+  if (how == FAST_DONE) return rc;
+  if (how == FAST_NATIVE)
+    return reduction_native(coll, sendbuf, recvbuf, count, datatype, op, root, comm);
+  return reduction(coll, algorithm, sendbuf, recvbuf, count, datatype, op, root, comm, NULL, &k);
+}
+
 int collc_allreduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
-  return reduction(COLLC_COLL_ALLREDUCE, algorithm, sendbuf, recvbuf, count, datatype, op, 0,
-                   comm, NULL, NULL);
+  return reduction_forced(COLLC_COLL_ALLREDUCE, algorithm, sendbuf, recvbuf, count, datatype, op,
+                          0, comm);
 }
 
 int collc_reduce_scatter_block_algo(const char *algorithm, const void *sendbuf, void *recvbuf,
                                     int recvcount, MPI_Datatype datatype, MPI_Op op,
                                     MPI_Comm comm) {
-  if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
-  return reduction(COLLC_COLL_REDUCE_SCATTER_BLOCK, algorithm, sendbuf, recvbuf, recvcount,
-                   datatype, op, 0, comm, NULL, NULL);
+  return reduction_forced(COLLC_COLL_REDUCE_SCATTER_BLOCK, algorithm, sendbuf, recvbuf,
+                          recvcount, datatype, op, 0, comm);
 }
 
 int collc_reduce_algo(const char *algorithm, const void *sendbuf, void *recvbuf, int count,
                       MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
-  if (!algorithm) return collc_raise(comm, MPI_ERR_ARG);
-  return reduction(COLLC_COLL_REDUCE, algorithm, sendbuf, recvbuf, count, datatype, op, root,
-                   comm, NULL, NULL);
+  return reduction_forced(COLLC_COLL_REDUCE, algorithm, sendbuf, recvbuf, count, datatype, op,
+                          root, comm);
 }
 
 /* Nonblocking calls (MPI-3). */

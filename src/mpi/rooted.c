@@ -322,6 +322,16 @@ static int fast(const rargs *a, dispatch_call *d, call_key *k, MPI_Request *req,
   return how;
 }
 
+/* The forced-call cache of blocking call a (view d) naming text: as fast()
+ * (*k its key, uniform_key: gather and scatter only). */
+static int forced_fast(const rargs *a, dispatch_call *d, call_key *k, const char *text, int *rc) {
+  *k = uniform_key(a);
+  int how = dispatch_forced(d->comm, k, text, d->sendbuf, d->recvbuf, rc);
+  if (how == FAST_NATIVE) *rc = d->native(d);
+  if (how == FAST_MISS) d->ck = k, d->ftext = text;
+  return how;
+}
+
 /* Validate and run rooted call a on comm with algorithm forced (NULL: the
  * selection, through the call caches), or with pa make its persistent
  * request (pa->oneshot: a nonblocking call's). */
@@ -348,6 +358,7 @@ static int rooted(const rargs *a, const char *forced, MPI_Comm comm, const persi
   if (!v) uniform_view(a, &d);
   call_key k;
   if (!forced && (!pa || pa->oneshot) && fast(a, &d, &k, d.ireq, &rc) != FAST_MISS) return rc;
+  if (forced && !v && !pa && forced_fast(a, &d, &k, forced, &rc) != FAST_MISS) return rc;
   int64_t mine = v ? c[rank] : 1, all = v ? d.spec.count : p; /* (the native's bytes) */
   return dispatch(&d, forced, (rank == a->root ? all - mine : mine) * d.spec.unit_bytes);
 }

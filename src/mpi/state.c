@@ -55,6 +55,7 @@ static void state_free(collc_state *st, int collective) {
   ctx_free(st->bctx);
   ctx_free(st->dctx);
   free(st->calls);
+  free(st->fcalls);
   free(st->agreed);
   free(st);
 }
