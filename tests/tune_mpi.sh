@@ -16,8 +16,11 @@
 #     and nothing decided by the built-in rows; iallreduce (MPI_Iallreduce +
 #     MPI_Wait) likewise by the file's nb rows. The truth is the file itself,
 #     read with jq, not collc's reader;
-#  3. (p = 2) the test hooks: a planted boundary is refined, and a class whose
-#     winners were all pruned is timed again with its neighbours' picks.
+#     every pick of a class confirmed (its ratios from the confirmation rounds);
+#  3. (p = 2) the test hooks: a planted boundary is refined, a class whose
+#     winners were all pruned is timed again with its neighbours' picks, and
+#     with native 10^4x faster in the confirmation rounds than in the sweep
+#     every pick is dropped there (the rows all native).
 set -u
 lib=$1 build=$2 np=$3
 shift 3
@@ -42,7 +45,10 @@ jq -e --arg lib "$lib" --argjson p "$np" '
   any(.rules[]; .nb == true and .coll == "allreduce") and
   ([.points[] | .coll] | unique) == ["allgatherv", "allreduce", "iallreduce", "reduce"] and
   all(.points[] | select(.coll == "allgatherv"); .bytes == .count * 8 * $p) and
-  (.guidelines | type == "array") and
+  (.guidelines | type == "array") and .method.confirm_reps == 2 and
+  all(.points[] | select(.algo == "native" and .decision != "native" and (.refined | not));
+      (.confirmed_b2b | type == "number") and (.confirmed_barrier | type == "number") and
+      (.dropped | not)) and
   all(.guidelines[]; (.impl == "native" or .impl == "collc") and .us > .mockup_us) and
   all(.rules[]; .pmin == $p and .pmax == $p and .lib == $lib and .bmin <= .bmax)' "$f" \
   >/dev/null || fail "not a valid tuning file: $(head -c 600 "$f")"
@@ -94,6 +100,18 @@ if ((np == 2)); then
     ([.rules[] | select(.bmin <= 1000 and 1000 <= .bmax and (.nb | not))][0].algo != "native")' "$s" \
     >/dev/null || fail "the pruned class: $(jq -c '[.points[] | select(.bytes == 1000)], .rules' "$s" | head -c 800)"
   echo "tune_mpi: pruned class timed again with its neighbours' picks: $(jq -r '[.points[] | select(.bytes == 1000)][0].decision' "$s")"
+  # Confirmation: native 100x slower in the sweep (every class picks collc), then
+  # 100x faster in the confirmation rounds (the hook COLLC_TUNE_TEST_DRIFT: the
+  # machine changed state): every pick must be dropped and every row be native.
+  d=$dir/drift.json
+  out=$(env COLLC_TUNE_TEST_NATIVE=1 COLLC_TUNE_TEST_DRIFT=1 "${launch[@]}" "$np" \
+    "$build/bin/collc-tune" --quick --budget 8 -C allreduce -o "$d" 2>&1) ||
+    fail "collc-tune with the drift hook failed"
+  n=$(grep -Ec '^collc-tune: allreduce [0-9]+ B: [a-z].* dropped in confirmation \(0\.[0-9]+x b2b, 0\.[0-9]+x barrier over 2 rounds\)$' <<<"$out")
+  jq -e --argjson n "$n" '$n >= 3 and ([.points[] | select(.algo == "native" and .dropped)] | length) == $n and
+    all(.points[]; .decision == "native") and all(.rules[]; .algo == "native")' "$d" >/dev/null ||
+    fail "the drifted picks: $n dropped; $(jq -c '[.points[] | select(.algo == "native")], .rules' "$d" | head -c 800)"
+  echo "tune_mpi: $n picks dropped in confirmation when native turned faster"
 fi
 
 # The file's algorithm (registry name) for collective $1 at $2 bytes

@@ -41,7 +41,15 @@
  * speedup in its slower mode replaces native only where it is at least 5%
  * faster in both modes, significantly (Mann-Whitney: native's samples
  * against 1.05 x the candidate's, one-sided 95%; robust to the outliers of
- * a shared machine).
+ * a shared machine). Then every pick is confirmed (the last quarter of the
+ * budget): timed again against native in rounds that each visit every
+ * pick for a few repetitions, round after round over that time (2 rounds at
+ * least), so that a decision rests on
+ * samples from windows seconds apart and not on the one window of its
+ * first measurement (a machine that changes state for seconds at a time,
+ * as this 2-core VM does, is decided over its states); a pick the rounds'
+ * samples together do not decide again (the same 5% rule) is dropped for
+ * native, and the boundaries around it refined again.
  * Adjacent size classes with one decision become one rule row, bounds at
  * the geometric midpoints between measured sizes (the last row ends a
  * quarter decade above the largest measured size, the first starts at 0),
@@ -61,6 +69,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "collc.h"
 #include "algo/algo.h"
 #include "check/guidelines.h"
@@ -78,6 +87,8 @@
 #define MAXCLS 40  /* size classes, boundary points included */
 #define MODES 2    /* 0: back to back, 1: barrier-separated */
 #define B2B_CALLS 4 /* calls per back-to-back sample */
+#define CONFIRM_REPS 5 /* confirm: repetitions per pick and round */
+#define CONFIRM_SHARE 0.25 /* confirm: its share of the budget (refinements after it included) */
 
 static const char *const mode_names[MODES] = {"b2b", "barrier"};
 
@@ -150,6 +161,8 @@ typedef struct {
   int best;                         /* the fastest candidate (both modes), 0 if none */
   int refined;                      /* a boundary point between two classes (refine) */
   int retimed;                      /* timed again with its neighbours' picks (second_opinion) */
+  double conf[MODES];               /* confirm: native / pick per mode (0: not confirmed) */
+  int dropped;                      /* confirm: the pick did not hold, native decides */
 } point;
 
 typedef struct {
@@ -395,6 +408,10 @@ static int tight(const point *P) {
  * 100 below that size and multiplied by 100 from it on, so that the decisions
  * change there for certain (tests/tune_mpi.sh: the boundary refined). 0: off. */
 static long long test_native_at;
+/* Test hook COLLC_TUNE_TEST_DRIFT=1: in the confirmation rounds native's
+ * samples are divided by 10^4 (the machine changed state after the sweep),
+ * so that every pick is dropped there for certain (tests/tune_mpi.sh). */
+static int test_drift, confirming;
 
 /* Repetition r of P's OK variants (order rotated by r), each in both
  * modes: the slowest rank's times added to P->m (a variant failing on
@@ -413,6 +430,7 @@ static int repetition(point *P, bench *b, int r, double deadline) {
   t[n] = b->rank == 0 && MPI_Wtime() > deadline; /* (rank 0's clock: others' may be offset) */
   PMPI_Allreduce(t, mx, n + 1, MPI_DOUBLE, MPI_MAX, b->comm);
   for (int m = 0; test_native_at && m < MODES; m++) mx[m] *= P->bytes < test_native_at ? 0.01 : 100;
+  for (int m = 0; test_drift && confirming && m < MODES; m++) mx[m] *= 1e-4;
   for (int v = 0; v < P->nv; v++) {
     if (P->status[v] == V_OK && isinf(mx[MODES * v])) P->status[v] = V_WRONG;
     for (int m = 0; m < MODES && P->status[v] == V_OK; m++) {
@@ -423,9 +441,11 @@ static int repetition(point *P, bench *b, int r, double deadline) {
   return mx[n] > 0;
 }
 
-/* Check and time P's variants until their means are tight, the
- * repetitions run out or deadline passes (after the minimum). Collective. */
-static void measure(point *P, bench *b, const options *o, double deadline) {
+/* Check and time P's variants: at least min_reps repetitions, then until
+ * the repetitions reach max_reps or deadline passes or (stop_tight) their
+ * means are tight. Collective. */
+static void measure_n(point *P, bench *b, int min_reps, int max_reps, int stop_tight,
+                      double deadline) {
   bc_fill(b, P->count);
   bc_prepare(b, P->count, b->ref);
   b->c->run(RUN_NATIVE, NULL, b, (int)P->count, b->ref);
@@ -434,10 +454,16 @@ static void measure(point *P, bench *b, const options *o, double deadline) {
   for (int v = 0; v < P->nv; v++) /* warm-up: the plan compiled, caches touched */
     for (int i = 0; i < 2 && P->status[v] == V_OK; i++)
       b->c->run(kind_of(v), P->text[v], b, (int)P->count, b->recv);
-  for (int r = 0; r < o->max_reps; r++) {
+  for (int r = 0; r < max_reps; r++) {
     int late = repetition(P, b, r, deadline);
-    if (r + 1 >= o->min_reps && (late || tight(P))) break;
+    if (r + 1 >= min_reps && (late || (stop_tight && tight(P)))) break;
   }
+}
+
+/* Time P's variants until their means are tight, the repetitions run out
+ * or deadline passes (after the minimum). Collective. */
+static void measure(point *P, bench *b, const options *o, double deadline) {
+  measure_n(P, b, o->min_reps, o->max_reps, 1, deadline);
 }
 
 /* Native's median over candidate v's in mode m. */
@@ -611,13 +637,15 @@ static void noncomm_of(tune_row *R, const bench_coll *c, int p, long count) {
 
 /* Append C's decisions as rows (library lib, this p only) to rows[*n]:
  * adjacent classes with one decision merged, bounds at the geometric
- * midpoints; ratio: the smallest of the measured ones (both modes). */
+ * midpoints; ratio: the smallest of the measured ones (both modes, the
+ * sweep's and the confirmation's). */
 static void rows_of(const coll_run *C, int p, int lib, tune_row *rows, int *n) {
   for (int i = 0; i < C->npt && *n < TUNE_MAX_ROWS; i++) {
     const point *P = &C->pt[i];
     if (!P->nv) continue; /* (not measured: no row) */
     const char *a = P->text[P->pick];
     double r = P->pick ? fmin(ratio(P, P->pick, 0), ratio(P, P->pick, 1)) : 1.0;
+    if (P->pick && P->conf[0] > 0) r = fmin(r, fmin(P->conf[0], P->conf[1])); /* (confirmed) */
     long long lo = i ? (long long)sqrt((double)C->pt[i - 1].bytes * (double)P->bytes) + 1 : 0;
     long long hi = i + 1 < C->npt ? (long long)sqrt((double)P->bytes * (double)C->pt[i + 1].bytes)
                                   : (long long)(P->bytes * pow(10, 0.25));
@@ -650,6 +678,12 @@ static void points_json(const coll_run *C, json_t *a) {
                                                                                  : "unfit",
                             "decision", P->text[P->pick], "refined", P->refined);
       if (o) json_object_set_new(o, "retimed", json_boolean(P->retimed));
+      if (o) json_object_set_new(o, "dropped", json_boolean(P->dropped));
+      for (int m = 0; m < MODES && o && v == 0; m++) { /* (native's line: the confirmation's ratios) */
+        char k[32];
+        snprintf(k, sizeof k, "confirmed_%s", mode_names[m]);
+        json_object_set_new(o, k, P->conf[m] > 0 ? json_real(P->conf[m]) : json_null());
+      }
       for (int m = 0; m < MODES && o; m++) {
         char k[32];
         snprintf(k, sizeof k, "%s_us", mode_names[m]);
@@ -793,6 +827,122 @@ static int realise(coll_run *C, int n, int p, const options *o, int total) {
   return wrong;
 }
 
+/* A pick timed again by confirm: run C[run], its point pt, the timing M. */
+typedef struct {
+  int run, pt;
+  point M;
+} confirmation;
+
+/* The confirmations of runs C[n]: one per point that picked a plan (native
+ * and that plan, nothing measured yet); *k their number. NULL: none, or no
+ * memory (the picks then stand unconfirmed). */
+static confirmation *confirmations(const coll_run *C, int n, int *k) {
+  confirmation *K = calloc((size_t)n * MAXCLS, sizeof *K);
+  *k = 0;
+  for (int i = 0; K && i < n; i++)
+    for (int j = 0; j < C[i].npt; j++) {
+      const point *P = &C[i].pt[j];
+      if (!P->nv || !P->pick) continue;
+      confirmation *c = &K[(*k)++];
+      *c = (confirmation){.run = i, .pt = j, .M = {.count = P->count, .bytes = P->bytes, .nv = 1}};
+      snprintf(c->M.text[0], TUNE_TEXT_MAX, "native");
+      add_variant(&c->M, P->text[P->pick]);
+    }
+  return K;
+}
+
+/* Sleep until MPI_Wtime() reaches t (at once if it has). */
+static void sleep_until(double t) {
+  for (double now = MPI_Wtime(); now < t; now = MPI_Wtime()) {
+    double d = fmin(t - now, 1.0);
+    struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
+    nanosleep(&ts, NULL);
+  }
+}
+
+/* One confirmation round: each of K[k] timed once more, reps repetitions
+ * (whether or not its means are tight already), collective by collective.
+ * Collective; returns the WRONG met. */
+static int confirm_round(const coll_run *C, confirmation *K, int k, int reps) {
+  int wrong = 0;
+  for (int a = 0; a < k;) {
+    int z = a;
+    long maxcount = 0;
+    while (z < k && K[z].run == K[a].run) maxcount = fmax(maxcount, K[z++].M.count);
+    bench b;
+    if (bt_open(&b, C[K[a].run].c, maxcount, 1, 1)) { bt_close(&b); a = z; continue; }
+    for (; a < z; a++) {
+      measure_n(&K[a].M, &b, reps, reps, 0, INFINITY);
+      for (int v = 0; v < K[a].M.nv; v++) wrong += K[a].M.status[v] == V_WRONG;
+    }
+    bt_close(&b);
+  }
+  return wrong;
+}
+
+/* Confirmation: every point of runs C[n] that picked a plan is timed
+ * again, native against its pick alone, in rounds that each visit every
+ * such point once for a few repetitions (CONFIRM_REPS), round after round
+ * until end (2 rounds at least, at most as many as the samples hold;
+ * --quick: 2 rounds of 2), so that its samples come from windows spread over that time, not
+ * from the one window of its first measurement. The pick stands only
+ * where the rounds' samples together decide it again (decide: at least 5%
+ * faster in both modes, significantly); else native decides there. A
+ * machine whose speed changes between states that last seconds (this
+ * 2-core VM: a copy out of memory the other core has just written runs
+ * 2-4x slower for seconds at a time, README) is then decided over its
+ * states in their proportion, not by the one it was in at the sweep. Rank
+ * 0 prints each dropped pick. Collective; returns the WRONG met;
+ * dropped[i]: set where run i lost one. */
+static int confirm(coll_run *C, int n, const options *o, double end, int *dropped) {
+  int k, wrong = 0, reps = o->quick ? 2 : CONFIRM_REPS, r = 0, more = 1, rank;
+  int rounds = o->quick ? 2 : MAXREPS / reps;
+  confirmation *K = confirmations(C, n, &k);
+  double start = MPI_Wtime(), window = o->quick ? 0 : fmin(fmax(0, end - start),
+                                                             CONFIRM_SHARE * o->budget);
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0 && k)
+    fprintf(stderr, "collc-tune: confirming %d picks: up to %d rounds of %d repetitions over about "
+            "%.0f s\n", k, rounds, reps, window);
+  confirming = 1;
+  for (; K && k && more; r++) {
+    if (rank == 0) sleep_until(start + r * window / rounds); /* (the rounds spread out) */
+    wrong += confirm_round(C, K, k, reps);
+    more = r + 1 < 2 || (r + 1 < rounds && MPI_Wtime() < start + window);
+    PMPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD); /* (rank 0's clock decides) */
+  }
+  confirming = 0;
+  for (int a = 0; K && a < k; a++) {
+    point *P = &C[K[a].run].pt[K[a].pt], *M = &K[a].M;
+    decide(M);
+    for (int m = 0; m < MODES && M->nv > 1; m++) P->conf[m] = ratio(M, 1, m);
+    if (M->pick || M->status[0] != V_OK) continue; /* (holds; or no baseline: as decide) */
+    if (rank == 0)
+      fprintf(stderr, "collc-tune: %s %lld B: %s dropped in confirmation (%.2fx b2b, %.2fx barrier "
+              "over %d rounds)\n", C[K[a].run].c->name, P->bytes, P->text[P->pick], P->conf[0],
+              P->conf[1], r);
+    P->pick = 0, P->dropped = 1, dropped[K[a].run] = 1;
+  }
+  if (rank == 0 && k) fprintf(stderr, "collc-tune: confirmation: %d rounds\n", r);
+  free(K);
+  return wrong;
+}
+
+/* Where confirm dropped picks of runs C[n] (dropped[i]), their boundaries
+ * refined again (refine), the time to end shared among them. Collective;
+ * returns the WRONG met. */
+static int refine_again(coll_run *C, int n, const options *o, const int *dropped, double end) {
+  int wrong = 0, left = 0;
+  for (int i = 0; i < n; i++) left += dropped[i];
+  for (int i = 0; i < n; i++) {
+    bench b;
+    if (!dropped[i]) continue;
+    if (!bt_open(&b, C[i].c, C[i].pt[C[i].npt - 1].count, 1, 1)) wrong += refine(&C[i], &b, o, --left, end);
+    bt_close(&b);
+  }
+  return wrong;
+}
+
 /* Rank 0: write the tuning file of runs C[n] (machine, calibration text
  * cal, every point, the rows); 0 or -1. */
 static int write_file(const options *o, const coll_run *C, int n, int p, json_t *mach,
@@ -806,9 +956,10 @@ static int write_file(const options *o, const coll_run *C, int n, int p, json_t 
   for (int i = 0; i < n; i++) rows_of(&C[i], p, id, rows, &nrows), points_json(&C[i], pts);
   json_object_set_new(doc, "machine", mach);
   json_object_set_new(doc, "calibration", json_string(cal));
-  json_object_set_new(doc, "method", json_pack("{s:b,s:f,s:i,s:i}", "quick", o->quick,
+  json_object_set_new(doc, "method", json_pack("{s:b,s:f,s:i,s:i,s:i}", "quick", o->quick,
                                                "budget_s", o->budget, "min_reps", o->min_reps,
-                                               "max_reps", o->max_reps));
+                                               "max_reps", o->max_reps, "confirm_reps",
+                                               o->quick ? 2 : CONFIRM_REPS));
   json_object_set_new(doc, "native", xp_native_json(lib));
   json_object_set_new(doc, "points", pts);
   json_object_set_new(doc, "guidelines", gl);
@@ -842,7 +993,7 @@ int main(int argc, char **argv) {
   static coll_run runs[MAXCOLLS];
   char cal[400] = "", desc[200], why[200];
   sim_params M;
-  int rank, p, total = 0, done = 0, wrong = 0;
+  int rank, p, total = 0, done = 0, wrong = 0, dropped[MAXCOLLS] = {0};
   MPI_Init(&argc, &argv);
   bt_tool = "collc-tune";
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -861,8 +1012,10 @@ int main(int argc, char **argv) {
   test_native_at = hook ? atoll(hook) : 0;
   hook = getenv("COLLC_TUNE_TEST_PRUNE");
   test_prune_at = hook ? atoll(hook) : 0;
-  double t0 = MPI_Wtime(), end = t0 + o.budget;
+  test_drift = getenv("COLLC_TUNE_TEST_DRIFT") != NULL;
+  double t0 = MPI_Wtime(), end = t0 + o.budget, sweep_end = t0 + (1 - CONFIRM_SHARE) * o.budget;
   PMPI_Bcast(&end, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  PMPI_Bcast(&sweep_end, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   if (cal_measure(MPI_COMM_WORLD, cal, sizeof cal, desc, sizeof desc) ||
       sim_params_parse(cal, &M, why, sizeof why))
     sim_params_parse("local", &M, why, sizeof why), snprintf(cal, sizeof cal, "local");
@@ -872,8 +1025,11 @@ int main(int argc, char **argv) {
     size_classes(&runs[i], &o, p);
     total += runs[i].npt;
   }
-  for (int i = 0; i < o.ncolls; i++) wrong += tune_coll(&runs[i], &o, &M, &done, total, t0, end);
+  for (int i = 0; i < o.ncolls; i++)
+    wrong += tune_coll(&runs[i], &o, &M, &done, total, t0, sweep_end);
   wrong += realise(runs, o.ncolls, p, &o, total);
+  wrong += confirm(runs, o.ncolls, &o, end, dropped);
+  wrong += refine_again(runs, o.ncolls, &o, dropped, end);
   json_t *mach = machine_json(), *gl = guidelines(runs, o.ncolls, p, rank);
   int ok = rank != 0 || write_file(&o, runs, o.ncolls, p, mach, cal, gl) == 0;
   if (rank == 0) summary(runs, o.ncolls, p, MPI_Wtime() - t0, o.out, ok);
