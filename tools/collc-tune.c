@@ -48,7 +48,8 @@
  * samples from windows seconds apart and not on the one window of its
  * first measurement (a machine that changes state for seconds at a time,
  * as this 2-core VM does, is decided over its states); a pick the rounds'
- * samples together do not decide again (the same 5% rule) is dropped for
+ * samples together do not decide again (the same 5% rule), or that fell
+ * below 0.95x native in more than a tenth of the rounds, is dropped for
  * native, and the boundaries around it refined again.
  * Adjacent size classes with one decision become one rule row, bounds at
  * the geometric midpoints between measured sizes (the last row ends a
@@ -88,6 +89,7 @@
 #define MODES 2    /* 0: back to back, 1: barrier-separated */
 #define B2B_CALLS 4 /* calls per back-to-back sample */
 #define CONFIRM_REPS 5 /* confirm: repetitions per pick and round */
+#define CONFIRM_FLOOR 0.95 /* confirm: the pick's least ratio in 9 rounds of 10 */
 #define CONFIRM_SHARE 0.25 /* confirm: its share of the budget (refinements after it included) */
 
 static const char *const mode_names[MODES] = {"b2b", "barrier"};
@@ -162,6 +164,7 @@ typedef struct {
   int refined;                      /* a boundary point between two classes (refine) */
   int retimed;                      /* timed again with its neighbours' picks (second_opinion) */
   double conf[MODES];               /* confirm: native / pick per mode (0: not confirmed) */
+  double conf_floor;                /* confirm: the pick's ratio in 9 rounds of 10 */
   int dropped;                      /* confirm: the pick did not hold, native decides */
 } point;
 
@@ -684,6 +687,9 @@ static void points_json(const coll_run *C, json_t *a) {
         snprintf(k, sizeof k, "confirmed_%s", mode_names[m]);
         json_object_set_new(o, k, P->conf[m] > 0 ? json_real(P->conf[m]) : json_null());
       }
+      if (o && v == 0)
+        json_object_set_new(o, "confirmed_floor", P->conf[0] > 0 ? json_real(P->conf_floor)
+                                                                 : json_null());
       for (int m = 0; m < MODES && o; m++) {
         char k[32];
         snprintf(k, sizeof k, "%s_us", mode_names[m]);
@@ -827,11 +833,45 @@ static int realise(coll_run *C, int n, int p, const options *o, int total) {
   return wrong;
 }
 
-/* A pick timed again by confirm: run C[run], its point pt, the timing M. */
+/* A pick timed again by confirm: run C[run], its point pt, the timing M,
+ * and per mode each round's ratio (native's median over the pick's, in
+ * that round's samples), nr rounds. */
 typedef struct {
-  int run, pt;
+  int run, pt, nr;
   point M;
+  double round[MODES][MAXREPS];
 } confirmation;
+
+/* The median of a's samples from the from-th on (0 if none). */
+static double median_from(const acc *a, int from) {
+  acc t = {.n = 0};
+  for (int i = from; i < a->n; i++) t.x[t.n++] = a->x[i];
+  return acc_median(&t);
+}
+
+/* c's round ratios after a round that began with n samples per variant
+ * and mode: one more ratio per mode where both sides gained samples. */
+static void note_round(confirmation *c, int n) {
+  const point *M = &c->M;
+  if (M->nv < 2 || M->m[0][0].n <= n || M->m[1][0].n <= n || c->nr == MAXREPS) return;
+  for (int m = 0; m < MODES; m++) {
+    double pk = median_from(&M->m[1][m], n);
+    c->round[m][c->nr] = pk > 0 ? median_from(&M->m[0][m], n) / pk : 0;
+  }
+  c->nr++;
+}
+
+/* The lower decile of c's round ratios, the smaller of the two modes'
+ * (the ratio the pick kept in 9 rounds of 10; 0 if no round). */
+static double round_floor(const confirmation *c) {
+  double f = INFINITY, y[MAXREPS];
+  for (int m = 0; m < MODES; m++) {
+    memcpy(y, c->round[m], (size_t)c->nr * sizeof y[0]);
+    qsort(y, (size_t)c->nr, sizeof y[0], bt_cmp_double);
+    f = fmin(f, c->nr ? y[c->nr / 10] : 0);
+  }
+  return f;
+}
 
 /* The confirmations of runs C[n]: one per point that picked a plan (native
  * and that plan, nothing measured yet); *k their number. NULL: none, or no
@@ -872,7 +912,9 @@ static int confirm_round(const coll_run *C, confirmation *K, int k, int reps) {
     bench b;
     if (bt_open(&b, C[K[a].run].c, maxcount, 1, 1)) { bt_close(&b); a = z; continue; }
     for (; a < z; a++) {
+      int n = K[a].M.m[0][0].n;
       measure_n(&K[a].M, &b, reps, reps, 0, INFINITY);
+      note_round(&K[a], n);
       for (int v = 0; v < K[a].M.nv; v++) wrong += K[a].M.status[v] == V_WRONG;
     }
     bt_close(&b);
@@ -887,7 +929,10 @@ static int confirm_round(const coll_run *C, confirmation *K, int k, int reps) {
  * --quick: 2 rounds of 2), so that its samples come from windows spread over that time, not
  * from the one window of its first measurement. The pick stands only
  * where the rounds' samples together decide it again (decide: at least 5%
- * faster in both modes, significantly); else native decides there. A
+ * faster in both modes, significantly) and it kept CONFIRM_FLOOR x
+ * native's speed in 9 rounds of 10 (both modes): collc is never to be
+ * slower than native, in whatever state the machine is; else native
+ * decides there. A
  * machine whose speed changes between states that last seconds (this
  * 2-core VM: a copy out of memory the other core has just written runs
  * 2-4x slower for seconds at a time, README) is then decided over its
@@ -916,11 +961,12 @@ static int confirm(coll_run *C, int n, const options *o, double end, int *droppe
     point *P = &C[K[a].run].pt[K[a].pt], *M = &K[a].M;
     decide(M);
     for (int m = 0; m < MODES && M->nv > 1; m++) P->conf[m] = ratio(M, 1, m);
-    if (M->pick || M->status[0] != V_OK) continue; /* (holds; or no baseline: as decide) */
-    if (rank == 0)
+    P->conf_floor = round_floor(&K[a]);
+    if (M->status[0] != V_OK || (M->pick && P->conf_floor >= CONFIRM_FLOOR)) continue;
+    if (rank == 0) /* (holds; or no baseline: as decide) */
       fprintf(stderr, "collc-tune: %s %lld B: %s dropped in confirmation (%.2fx b2b, %.2fx barrier "
-              "over %d rounds)\n", C[K[a].run].c->name, P->bytes, P->text[P->pick], P->conf[0],
-              P->conf[1], r);
+              "over %d rounds, %.2fx in the worst tenth)\n", C[K[a].run].c->name, P->bytes,
+              P->text[P->pick], P->conf[0], P->conf[1], K[a].nr, P->conf_floor);
     P->pick = 0, P->dropped = 1, dropped[K[a].run] = 1;
   }
   if (rank == 0 && k) fprintf(stderr, "collc-tune: confirmation: %d rounds\n", r);
