@@ -5,7 +5,7 @@
 #   make check                every test, Open MPI and MPICH (installs missing packages as root)
 #   make bench                the main benchmark on this machine (see README)
 #   make bench-scale          all-to-all at p = 1152 under SimGrid SMPI (docs/scale.md)
-#   make tune                 collc-tune at p = 2, 4, 8 (about 10 min), then the built-in
+#   make tune                 collc-tune at p = 2, 4, 8 (about 11 min), then the built-in
 #                             rule regenerated from the runs (tuning/builtin.json)
 #   make tune TUNE_NP=2       collc-tune at one p: a tuning file (bench/out/), nothing else
 #   make install PREFIX=/p    install library, header, tools, pkg-config file
