@@ -43,14 +43,14 @@
  * against 1.05 x the candidate's, one-sided 95%; robust to the outliers of
  * a shared machine). Then every pick is confirmed (the last quarter of the
  * budget): timed again against native in rounds that each visit every
- * pick for a few repetitions, round after round over that time (2 rounds at
- * least), so that a decision rests on
- * samples from windows seconds apart and not on the one window of its
- * first measurement (a machine that changes state for seconds at a time,
- * as this 2-core VM does, is decided over its states); a pick the rounds'
- * samples together do not decide again (the same 5% rule), or that fell
- * below 0.95x native in more than a tenth of the rounds, is dropped for
- * native, and the boundaries around it refined again.
+ * pick for a few repetitions, round after round over that time (2 rounds
+ * at least), so that a decision rests on samples from windows seconds
+ * apart, not on the one window of its first measurement (a machine that
+ * changes state for seconds at a time, as this 2-core VM does, is decided
+ * over its states); a pick the rounds' samples together do not decide
+ * again (the same 5% rule), or that fell below 0.95x native in more than a
+ * tenth of the rounds, is dropped for native, and the boundaries around it
+ * are refined again.
  * Adjacent size classes with one decision become one rule row, bounds at
  * the geometric midpoints between measured sizes (the last row ends a
  * quarter decade above the largest measured size, the first starts at 0),
@@ -924,21 +924,19 @@ static int confirm_round(const coll_run *C, confirmation *K, int k, int reps) {
 
 /* Confirmation: every point of runs C[n] that picked a plan is timed
  * again, native against its pick alone, in rounds that each visit every
- * such point once for a few repetitions (CONFIRM_REPS), round after round
- * until end (2 rounds at least, at most as many as the samples hold;
- * --quick: 2 rounds of 2), so that its samples come from windows spread over that time, not
- * from the one window of its first measurement. The pick stands only
+ * such point once for CONFIRM_REPS repetitions, paced over the window
+ * (the last CONFIRM_SHARE of the budget, to end at most; 2 rounds at
+ * least, at most as many as the samples hold; --quick: 2 rounds of 2, not
+ * paced), so that its samples come from windows spread over that time,
+ * not from the one window of its first measurement. The pick stands only
  * where the rounds' samples together decide it again (decide: at least 5%
  * faster in both modes, significantly) and it kept CONFIRM_FLOOR x
- * native's speed in 9 rounds of 10 (both modes): collc is never to be
- * slower than native, in whatever state the machine is; else native
- * decides there. A
- * machine whose speed changes between states that last seconds (this
- * 2-core VM: a copy out of memory the other core has just written runs
- * 2-4x slower for seconds at a time, README) is then decided over its
- * states in their proportion, not by the one it was in at the sweep. Rank
- * 0 prints each dropped pick. Collective; returns the WRONG met;
- * dropped[i]: set where run i lost one. */
+ * native's speed in 9 rounds of 10 (both modes): collc is not to be
+ * slower than native in whatever state the machine is in; else native
+ * decides there. (This 2-core VM changes state for seconds to minutes: a
+ * copy through memory the other core has just written runs 2-4x slower,
+ * README, "This machine's two states".) Rank 0 prints each dropped pick.
+ * Collective; returns the WRONG met; dropped[i]: set where run i lost one. */
 static int confirm(coll_run *C, int n, const options *o, double end, int *dropped) {
   int k, wrong = 0, reps = o->quick ? 2 : CONFIRM_REPS, r = 0, more = 1, rank;
   int rounds = o->quick ? 2 : MAXREPS / reps;
@@ -983,7 +981,8 @@ static int refine_again(coll_run *C, int n, const options *o, const int *dropped
   for (int i = 0; i < n; i++) {
     bench b;
     if (!dropped[i]) continue;
-    if (!bt_open(&b, C[i].c, C[i].pt[C[i].npt - 1].count, 1, 1)) wrong += refine(&C[i], &b, o, --left, end);
+    if (!bt_open(&b, C[i].c, C[i].pt[C[i].npt - 1].count, 1, 1))
+      wrong += refine(&C[i], &b, o, --left, end);
     bt_close(&b);
   }
   return wrong;
