@@ -11,7 +11,7 @@ typedef void (*desc_fn)(const xdesc *d, char *const base[], const kernel_sel *k)
 
 static void run_copy(const xdesc *d, char *const base[], const kernel_sel *k) {
   (void)k;
-  memcpy(base[d->dbuf] + d->d, base[d->sbuf] + d->s, (size_t)d->n);
+  copy_bytes(base[d->dbuf] + d->d, base[d->sbuf] + d->s, (size_t)d->n);
 }
 
 static void run_reduce(const xdesc *d, char *const base[], const kernel_sel *k) {

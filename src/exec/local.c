@@ -21,12 +21,12 @@ static int chunk(void *arg, const chunk_t *ch) {
   char *d = a->base[I->dst.buf] + ch->d * x->ext[I->dst.buf];
   size_t elems = (size_t)ch->n * (size_t)x->c;
   switch (I->op) {
-  case COLLC_OP_COPY: memcpy(d, s, (size_t)(ch->n * x->ext[I->dst.buf])); return MPI_SUCCESS;
+  case COLLC_OP_COPY: copy_bytes(d, s, (size_t)(ch->n * x->ext[I->dst.buf])); return MPI_SUCCESS;
   case COLLC_OP_REDUCE: return kernel_apply2(x->k, s, d, elems, x->t, x->op);
   case COLLC_OP_COMBINE: {
     char *s2 = a->base[I->src2.buf] + ch->s2 * x->ext[I->src2.buf];
     if (x->k) return kernel_apply3(x->k, s, s2, d, elems, x->t, x->op);
-    memcpy(d, s2, (size_t)(ch->n * x->ext[I->dst.buf])); /* dense types only reach here */
+    copy_bytes(d, s2, (size_t)(ch->n * x->ext[I->dst.buf])); /* dense types only reach here */
     return kernel_apply2(NULL, s, d, elems, x->t, x->op);
   }
   default: return MPI_ERR_INTERN;
