@@ -877,7 +877,10 @@ static double round_floor(const confirmation *c) {
  * and that plan, nothing measured yet); *k their number. NULL: none, or no
  * memory (the picks then stand unconfirmed). */
 static confirmation *confirmations(const coll_run *C, int n, int *k) {
-  confirmation *K = calloc((size_t)n * MAXCLS, sizeof *K);
+  size_t picks = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < C[i].npt; j++) picks += C[i].pt[j].nv && C[i].pt[j].pick;
+  confirmation *K = picks ? calloc(picks, sizeof *K) : NULL;
   *k = 0;
   for (int i = 0; K && i < n; i++)
     for (int j = 0; j < C[i].npt; j++) {
